@@ -1,0 +1,126 @@
+// Joint types of a kinematic tree and their motion subspaces.
+//
+// Every joint connects a parent body P to a child body B. The joint frame J is fixed in P at
+// X_PJ; the child frame B coincides with J at zero configuration and moves relative to it:
+//   X_PB(q) = X_PJ · X_JB(q).
+// Joint velocities are expressed in the child frame B, so the motion subspace S (6 × nv) is
+// constant for every type here (Featherstone 2008, §4.4):
+//  - revolute  (nq = nv = 1): X_JB = rotation about the unit axis a by q [rad];   S = [a; 0].
+//  - prismatic (nq = nv = 1): X_JB = translation along the unit axis a by q [m];  S = [0; a].
+//  - floating  (nq = 7, nv = 6): q = [p_JB (3, m), quaternion R_JB (w, x, y, z)],
+//    v = [ω_B (3, rad/s), v_B (3, m/s)], the spatial velocity of B in its own frame; S = 1₆.
+//  - fixed     (nq = nv = 0): welded. ModelBuilder fuses welded links into their parent body.
+#pragma once
+
+#include <limits>
+#include <string>
+
+#include "coulomb/math/spatial.h"
+
+namespace coulomb::multibody {
+
+enum class JointType { kFixed, kRevolute, kPrismatic, kFloating };
+
+/// "fixed", "revolute", "prismatic", "floating".
+const char* joint_type_name(JointType type);
+/// Number of configuration coordinates nq of a joint type.
+int joint_nq(JointType type);
+/// Number of velocity coordinates nv of a joint type.
+int joint_nv(JointType type);
+
+/// Limits from the URDF <limit> element. Units are those of the joint coordinate
+/// (rad or m; rad/s or m/s; N·m or N). Infinite when absent.
+struct JointLimits {
+  double lower = -std::numeric_limits<double>::infinity();
+  double upper = std::numeric_limits<double>::infinity();
+  double velocity = std::numeric_limits<double>::infinity();
+  double effort = std::numeric_limits<double>::infinity();
+};
+
+/// A joint of the tree. Owned by the child body (Body::joint).
+struct Joint {
+  std::string name;
+  JointType type = JointType::kFixed;
+  math::Transform X_PJ;                               ///< joint frame in the parent body frame
+  math::Vector3 axis = math::Vector3::UnitZ();        ///< unit axis in J (= B) coordinates
+  JointLimits limits;
+  double damping = 0.0;   ///< viscous damping [N·m·s/rad or N·s/m] (URDF <dynamics damping>)
+  double friction = 0.0;  ///< Coulomb friction [N·m or N] (URDF <dynamics friction>), recorded only
+  int q_index = 0;        ///< first index in q
+  int v_index = 0;        ///< first index in v
+  int nq = 0;
+  int nv = 0;
+};
+
+/// X_PB(q) for this joint: pose of the child body in the parent body frame. q points at the
+/// joint's first configuration coordinate (nq values).
+inline math::Transform joint_transform(const Joint& joint, const double* q) {
+  switch (joint.type) {
+    case JointType::kRevolute:
+      return {joint.X_PJ.R * math::rotation_about_axis(joint.axis, q[0]), joint.X_PJ.p};
+    case JointType::kPrismatic:
+      return {joint.X_PJ.R, joint.X_PJ.p + joint.X_PJ.R * (joint.axis * q[0])};
+    case JointType::kFloating: {
+      const math::Quaternion quat(q[3], q[4], q[5], q[6]);
+      return joint.X_PJ * math::Transform(quat.normalized().toRotationMatrix(), math::Vector3(q[0], q[1], q[2]));
+    }
+    case JointType::kFixed:
+      break;
+  }
+  return joint.X_PJ;
+}
+
+/// S · v_j: the joint's contribution to the child's spatial velocity, in the child frame.
+inline math::SpatialMotion joint_motion(const Joint& joint, const double* v) {
+  switch (joint.type) {
+    case JointType::kRevolute:
+      return {joint.axis * v[0], math::Vector3::Zero()};
+    case JointType::kPrismatic:
+      return {math::Vector3::Zero(), joint.axis * v[0]};
+    case JointType::kFloating:
+      return {math::Vector3(v[0], v[1], v[2]), math::Vector3(v[3], v[4], v[5])};
+    case JointType::kFixed:
+      break;
+  }
+  return {};
+}
+
+/// Column k (0 ≤ k < nv) of the motion subspace S, in the child frame.
+inline math::SpatialMotion joint_subspace_column(const Joint& joint, int k) {
+  switch (joint.type) {
+    case JointType::kRevolute:
+      return {joint.axis, math::Vector3::Zero()};
+    case JointType::kPrismatic:
+      return {math::Vector3::Zero(), joint.axis};
+    case JointType::kFloating: {
+      math::Vector6 e = math::Vector6::Zero();
+      e[k] = 1.0;
+      return math::SpatialMotion(e);
+    }
+    case JointType::kFixed:
+      break;
+  }
+  return {};
+}
+
+/// Sᵀ f: writes the joint's nv generalized forces for the spatial force f (child frame).
+inline void joint_project(const Joint& joint, const math::SpatialForce& f, double* out) {
+  switch (joint.type) {
+    case JointType::kRevolute:
+      out[0] = joint.axis.dot(f.tau);
+      return;
+    case JointType::kPrismatic:
+      out[0] = joint.axis.dot(f.f);
+      return;
+    case JointType::kFloating:
+      for (int k = 0; k < 3; ++k) {
+        out[k] = f.tau[k];
+        out[3 + k] = f.f[k];
+      }
+      return;
+    case JointType::kFixed:
+      return;
+  }
+}
+
+}  // namespace coulomb::multibody

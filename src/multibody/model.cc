@@ -1,0 +1,200 @@
+#include "coulomb/multibody/model.h"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include <Eigen/Eigenvalues>
+
+namespace coulomb::multibody {
+
+namespace {
+
+bool finite(const math::Transform& X) { return X.R.allFinite() && X.p.allFinite(); }
+
+std::string fmt(double x) {
+  std::ostringstream os;
+  os.precision(10);
+  os << x;
+  return os.str();
+}
+
+}  // namespace
+
+int Model::body_index(const std::string& name) const {
+  auto it = body_by_name_.find(name);
+  if (it == body_by_name_.end()) throw std::out_of_range("model '" + name_ + "' has no body named '" + name + "'");
+  return it->second;
+}
+
+int Model::frame_index(const std::string& name) const {
+  auto it = frame_by_name_.find(name);
+  if (it == frame_by_name_.end()) throw std::out_of_range("model '" + name_ + "' has no frame named '" + name + "'");
+  return it->second;
+}
+
+int Model::joint_body(const std::string& joint_name) const {
+  auto it = body_by_joint_.find(joint_name);
+  return it == body_by_joint_.end() ? -1 : it->second;
+}
+
+Eigen::VectorXd Model::neutral_configuration() const {
+  Eigen::VectorXd q = Eigen::VectorXd::Zero(nq_);
+  for (const Body& b : bodies_)
+    if (b.joint.type == JointType::kFloating) q[b.joint.q_index + 3] = 1.0;
+  return q;
+}
+
+Eigen::VectorXd Model::damping() const {
+  Eigen::VectorXd d = Eigen::VectorXd::Zero(nv_);
+  for (const Body& b : bodies_)
+    if (b.joint.nv == 1) d[b.joint.v_index] = b.joint.damping;
+  return d;
+}
+
+void Model::check_configuration(const Eigen::Ref<const Eigen::VectorXd>& q) const {
+  if (q.size() != nq_)
+    throw std::invalid_argument("configuration q has " + std::to_string(q.size()) + " entries; model '" + name_ +
+                                "' has nq = " + std::to_string(nq_));
+  for (int i = 0; i < nq_; ++i)
+    if (!std::isfinite(q[i]))
+      throw std::invalid_argument("configuration q[" + std::to_string(i) + "] (" + position_names_[i] +
+                                  ") is not finite: " + fmt(q[i]));
+  for (const Body& b : bodies_)
+    if (b.joint.type == JointType::kFloating && q.segment<4>(b.joint.q_index + 3).norm() < 1e-12)
+      throw std::invalid_argument("configuration of floating joint '" + b.joint.name +
+                                  "' has a zero quaternion");
+}
+
+void Model::check_velocity(const Eigen::Ref<const Eigen::VectorXd>& v, const char* what) const {
+  if (v.size() != nv_)
+    throw std::invalid_argument(std::string(what) + " has " + std::to_string(v.size()) + " entries; model '" +
+                                name_ + "' has nv = " + std::to_string(nv_));
+  for (int i = 0; i < nv_; ++i)
+    if (!std::isfinite(v[i]))
+      throw std::invalid_argument(std::string(what) + "[" + std::to_string(i) + "] (" + dof_names_[i] +
+                                  ") is not finite: " + fmt(v[i]));
+}
+
+void validate_inertia(double mass, const math::Matrix3& I, const std::string& context) {
+  if (!std::isfinite(mass)) throw std::invalid_argument(context + ": mass is not finite: " + fmt(mass));
+  if (mass < 0.0) throw std::invalid_argument(context + ": negative mass " + fmt(mass) + " kg");
+  if (!I.allFinite()) throw std::invalid_argument(context + ": inertia has a non-finite entry");
+  const double scale = std::max(1.0, I.cwiseAbs().maxCoeff());
+  if ((I - I.transpose()).cwiseAbs().maxCoeff() > 1e-12 * scale)
+    throw std::invalid_argument(context + ": inertia matrix is not symmetric");
+  Eigen::SelfAdjointEigenSolver<math::Matrix3> es(I);
+  const math::Vector3 d = es.eigenvalues();  // ascending
+  const double tol = 1e-9 * std::max(d.cwiseAbs().maxCoeff(), 1e-300);
+  if (d[0] < -tol)
+    throw std::invalid_argument(context + ": inertia is not positive semidefinite (principal moment " + fmt(d[0]) +
+                                " kg·m²)");
+  if (d[0] + d[1] < d[2] - tol)
+    throw std::invalid_argument(context + ": principal moments (" + fmt(d[0]) + ", " + fmt(d[1]) + ", " +
+                                fmt(d[2]) + ") kg·m² violate the triangle inequality I1 + I2 >= I3");
+}
+
+ModelBuilder::ModelBuilder(std::string model_name) {
+  model_.name_ = std::move(model_name);
+  Body world;
+  world.name = "world";
+  world.parent = -1;
+  world.tree = 0;
+  world.joint.name = "";
+  model_.bodies_.push_back(world);
+  model_.body_by_name_["world"] = 0;
+  model_.frames_.push_back(Frame{"world", 0, math::Transform::Identity(), {}});
+  model_.frame_by_name_["world"] = 0;
+}
+
+int ModelBuilder::add_frame(const std::string& name, const std::string& parent, const math::Transform& X_PF) {
+  if (model_.frame_by_name_.count(name)) throw std::invalid_argument("duplicate frame/link name '" + name + "'");
+  auto it = model_.frame_by_name_.find(parent);
+  if (it == model_.frame_by_name_.end())
+    throw std::invalid_argument("frame '" + name + "': unknown parent link '" + parent + "'");
+  if (!finite(X_PF)) throw std::invalid_argument("frame '" + name + "': pose is not finite");
+  const Frame& P = model_.frames_[it->second];
+  const int index = static_cast<int>(model_.frames_.size());
+  model_.frames_.push_back(Frame{name, P.body, P.X_BF * X_PF, {}});
+  model_.frame_by_name_[name] = index;
+  return index;
+}
+
+int ModelBuilder::add_link(const std::string& name, const std::string& parent, const JointSpec& spec,
+                           const math::SpatialInertia& inertia) {
+  const std::string ctx = "link '" + name + "' (joint '" + spec.name + "')";
+  if (model_.frame_by_name_.count(name)) throw std::invalid_argument("duplicate link name '" + name + "'");
+  auto pit = model_.frame_by_name_.find(parent);
+  if (pit == model_.frame_by_name_.end()) throw std::invalid_argument(ctx + ": unknown parent link '" + parent + "'");
+  if (!spec.name.empty() && model_.body_by_joint_.count(spec.name))
+    throw std::invalid_argument(ctx + ": duplicate joint name '" + spec.name + "'");
+  if (!finite(spec.X_PJ)) throw std::invalid_argument(ctx + ": joint origin is not finite");
+  if (!std::isfinite(inertia.mass) || inertia.mass < 0.0 || !inertia.h.allFinite() || !inertia.I_o.allFinite())
+    throw std::invalid_argument(ctx + ": invalid inertia (mass " + fmt(inertia.mass) + ")");
+  if (spec.limits.lower > spec.limits.upper)
+    throw std::invalid_argument(ctx + ": joint limits lower " + fmt(spec.limits.lower) + " > upper " +
+                                fmt(spec.limits.upper));
+  if (!(spec.damping >= 0.0) || !std::isfinite(spec.damping))
+    throw std::invalid_argument(ctx + ": damping must be finite and >= 0, got " + fmt(spec.damping));
+
+  const Frame parent_frame = model_.frames_[pit->second];
+  const math::Transform X_BparentJ = parent_frame.X_BF * spec.X_PJ;  // joint frame in the parent BODY frame
+  const int frame_index = static_cast<int>(model_.frames_.size());
+  model_.total_mass_ += inertia.mass;
+
+  if (spec.type == JointType::kFixed) {
+    // Fuse the link into the parent's body: a frame plus its inertia added to the body.
+    Body& body = model_.bodies_[parent_frame.body];
+    body.inertia += X_BparentJ.act(inertia);
+    model_.frames_.push_back(Frame{name, parent_frame.body, X_BparentJ, inertia});
+    model_.frame_by_name_[name] = frame_index;
+    return frame_index;
+  }
+
+  Body body;
+  body.name = name;
+  body.parent = parent_frame.body;
+  body.inertia = inertia;
+  body.joint.name = spec.name;
+  body.joint.type = spec.type;
+  body.joint.X_PJ = X_BparentJ;
+  body.joint.limits = spec.limits;
+  body.joint.damping = spec.damping;
+  body.joint.friction = spec.friction;
+  body.joint.nq = joint_nq(spec.type);
+  body.joint.nv = joint_nv(spec.type);
+  body.joint.q_index = model_.nq_;
+  body.joint.v_index = model_.nv_;
+  if (spec.type == JointType::kRevolute || spec.type == JointType::kPrismatic) {
+    const double n = spec.axis.norm();
+    if (!std::isfinite(n) || n < 1e-12) throw std::invalid_argument(ctx + ": joint axis is zero or not finite");
+    body.joint.axis = spec.axis / n;
+  }
+  const int index = static_cast<int>(model_.bodies_.size());
+  body.tree = body.parent == 0 ? index : model_.bodies_[body.parent].tree;
+  model_.nq_ += body.joint.nq;
+  model_.nv_ += body.joint.nv;
+  const std::string& jn = spec.name.empty() ? name : spec.name;
+  body.joint.name = jn;
+  if (spec.type == JointType::kFloating) {
+    for (const char* s : {"x", "y", "z", "qw", "qx", "qy", "qz"}) model_.position_names_.push_back(jn + "." + s);
+    for (const char* s : {"wx", "wy", "wz", "vx", "vy", "vz"}) model_.dof_names_.push_back(jn + "." + s);
+  } else {
+    model_.position_names_.push_back(jn);
+    model_.dof_names_.push_back(jn);
+  }
+  model_.body_by_joint_[jn] = index;
+  model_.body_by_name_[name] = index;
+  model_.bodies_.push_back(std::move(body));
+  model_.frames_.push_back(Frame{name, index, math::Transform::Identity(), inertia});
+  model_.frame_by_name_[name] = frame_index;
+  return frame_index;
+}
+
+Model ModelBuilder::build() {
+  Model out = std::move(model_);
+  model_ = Model();
+  return out;
+}
+
+}  // namespace coulomb::multibody
