@@ -1,0 +1,121 @@
+#include "coulomb/multibody/frame_jacobian.h"
+
+namespace coulomb::multibody {
+
+namespace {
+
+// Jacobian with rows [ω; v_Q] in world coordinates (kLocalWorldAligned), optionally mapped to
+// kWorld (velocity of the point at W's origin) or rotated by R_WLᵀ into a local frame L.
+void point_jacobian_impl(const Model& model, const Workspace& ws, int body, const math::Vector3& p_BQ,
+                         ReferenceFrame rf, const math::Matrix3& R_WL, Eigen::Ref<Eigen::MatrixXd> J) {
+  J.setZero();
+  const auto& bodies = model.bodies();
+  const math::Vector3 p_WQ = ws.X_WB[body].act(p_BQ);
+  for (int k = body; k > 0; k = bodies[k].parent) {
+    const Joint& joint = bodies[k].joint;
+    const math::Transform& X_WK = ws.X_WB[k];
+    for (int c = 0; c < joint.nv; ++c) {
+      const math::SpatialMotion s = joint_subspace_column(joint, c);
+      const math::Vector3 w = X_WK.R * s.w;
+      // Velocity of Q due to this joint: v_Ko + ω × (p_WQ − p_WKo).
+      math::Vector3 v = X_WK.R * s.v + w.cross(p_WQ - X_WK.p);
+      auto col = J.col(joint.v_index + c);
+      switch (rf) {
+        case ReferenceFrame::kLocalWorldAligned:
+          col.head<3>() = w;
+          col.tail<3>() = v;
+          break;
+        case ReferenceFrame::kWorld:
+          col.head<3>() = w;
+          col.tail<3>() = v + p_WQ.cross(w);  // velocity of the point at the world origin
+          break;
+        case ReferenceFrame::kLocal:
+          col.head<3>() = R_WL.transpose() * w;
+          col.tail<3>() = R_WL.transpose() * v;
+          break;
+      }
+    }
+  }
+}
+
+// Spatial acceleration of `body` in W, expressed in the body frame, when v̇ = 0 and gravity is
+// off: recursion a_k = X_kλ a_λ + v_k × (S q̇)_k along the path from the root.
+math::SpatialMotion bias_acceleration(const Model& model, const Workspace& ws, int body) {
+  // Recursion from the root down; the depth is the body's depth in its tree.
+  const auto& bodies = model.bodies();
+  if (body == 0) return math::SpatialMotion::Zero();
+  const int p = bodies[body].parent;
+  const math::SpatialMotion a_parent = bias_acceleration(model, ws, p);
+  const math::Transform& X = ws.X_PB[body];
+  const math::SpatialMotion vJ = ws.V_B[body] - X.act_inv(ws.V_B[p]);
+  return X.act_inv(a_parent) + ws.V_B[body].cross(vJ);
+}
+
+math::Vector6 jdot_v_impl(const Model& model, const Workspace& ws, int body, const math::Vector3& p_BQ,
+                          ReferenceFrame rf, const math::Matrix3& R_BL) {
+  const math::SpatialMotion a = bias_acceleration(model, ws, body);
+  const math::SpatialMotion& V = ws.V_B[body];
+  math::Vector6 out;
+  switch (rf) {
+    case ReferenceFrame::kWorld:
+      // d/dt (X_WB V_B) = X_WB a_B.
+      out = ws.X_WB[body].act(a).vector();
+      break;
+    case ReferenceFrame::kLocal: {
+      // Spatial acceleration shifted to Q, in L = B·R_BL coordinates.
+      const math::Vector3 a_Q = a.v + a.w.cross(p_BQ);
+      out << R_BL.transpose() * a.w, R_BL.transpose() * a_Q;
+      break;
+    }
+    case ReferenceFrame::kLocalWorldAligned: {
+      // Classical acceleration of Q: a_v + α × r + ω × (v + ω × r).
+      const math::Vector3 a_Q = a.v + a.w.cross(p_BQ) + V.w.cross(V.v + V.w.cross(p_BQ));
+      const math::Matrix3& R = ws.X_WB[body].R;
+      out << R * a.w, R * a_Q;
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void body_point_jacobian(const Model& model, const Workspace& ws, int body, const math::Vector3& p_BQ,
+                         ReferenceFrame rf, Eigen::Ref<Eigen::MatrixXd> J) {
+  point_jacobian_impl(model, ws, body, p_BQ, rf, ws.X_WB[body].R, J);
+}
+
+void frame_jacobian(const Model& model, const Workspace& ws, int frame, ReferenceFrame rf,
+                    Eigen::Ref<Eigen::MatrixXd> J) {
+  const Frame& F = model.frame(frame);
+  point_jacobian_impl(model, ws, F.body, F.X_BF.p, rf, ws.X_WB[F.body].R * F.X_BF.R, J);
+}
+
+void point_jacobian(const Model& model, const Workspace& ws, int body, const math::Vector3& p_BQ,
+                    Eigen::Ref<Eigen::MatrixXd> J) {
+  J.setZero();
+  const auto& bodies = model.bodies();
+  const math::Vector3 p_WQ = ws.X_WB[body].act(p_BQ);
+  for (int k = body; k > 0; k = bodies[k].parent) {
+    const Joint& joint = bodies[k].joint;
+    const math::Transform& X_WK = ws.X_WB[k];
+    for (int c = 0; c < joint.nv; ++c) {
+      const math::SpatialMotion s = joint_subspace_column(joint, c);
+      const math::Vector3 w = X_WK.R * s.w;
+      J.col(joint.v_index + c) = X_WK.R * s.v + w.cross(p_WQ - X_WK.p);
+    }
+  }
+}
+
+math::Vector6 body_point_jacobian_time_derivative_product(const Model& model, const Workspace& ws, int body,
+                                                          const math::Vector3& p_BQ, ReferenceFrame rf) {
+  return jdot_v_impl(model, ws, body, p_BQ, rf, math::Matrix3::Identity());
+}
+
+math::Vector6 frame_jacobian_time_derivative_product(const Model& model, const Workspace& ws, int frame,
+                                                     ReferenceFrame rf) {
+  const Frame& F = model.frame(frame);
+  return jdot_v_impl(model, ws, F.body, F.X_BF.p, rf, F.X_BF.R);
+}
+
+}  // namespace coulomb::multibody
