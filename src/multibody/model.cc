@@ -169,6 +169,9 @@ int ModelBuilder::add_link(const std::string& name, const std::string& parent, c
     const double n = spec.axis.norm();
     if (!std::isfinite(n) || n < 1e-12) throw std::invalid_argument(ctx + ": joint axis is zero or not finite");
     body.joint.axis = spec.axis / n;
+    const math::Matrix3 K = math::skew(body.joint.axis);
+    body.joint.R_PJ_axis_skew = X_BparentJ.R * K;
+    body.joint.R_PJ_axis_skew2 = X_BparentJ.R * K * K;
   }
   const int index = static_cast<int>(model_.bodies_.size());
   body.tree = body.parent == 0 ? index : model_.bodies_[body.parent].tree;

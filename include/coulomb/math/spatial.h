@@ -192,11 +192,25 @@ struct Transform {
     return {R.transpose() * (f_A.tau - p.cross(f_A.f)), R.transpose() * f_A.f};
   }
   /// Inertia expressed about B's origin in B to the same inertia about A's origin in A.
+  /// I_A = R I_B Rᵀ − m [p]×[p]× − [p]×[h]× − [h]×[p]× with h = R h_B, evaluated with
+  /// [a]×[b]× = b aᵀ − (a·b) 1 and the symmetry of the result.
   SpatialInertia act(const SpatialInertia& I_B) const {
-    const Vector3 h_rot = R * I_B.h;
-    const Matrix3 I_rot = R * I_B.I_o * R.transpose();
-    const Matrix3 P = skew(p), Hs = skew(h_rot);
-    return {I_B.mass, h_rot + I_B.mass * p, I_rot - I_B.mass * P * P - P * Hs - Hs * P};
+    const Vector3 h = R * I_B.h;
+    const Matrix3 RI = R * I_B.I_o;
+    const double m = I_B.mass;
+    const double diag = m * p.squaredNorm() + 2.0 * p.dot(h);
+    SpatialInertia out;
+    out.mass = m;
+    out.h = h + m * p;
+    for (int i = 0; i < 3; ++i) {
+      for (int j = i; j < 3; ++j) {
+        const double v = RI.row(i).dot(R.row(j)) - m * p[i] * p[j] - h[i] * p[j] - p[i] * h[j];
+        out.I_o(i, j) = v;
+        out.I_o(j, i) = v;
+      }
+      out.I_o(i, i) += diag;
+    }
+    return out;
   }
   /// 6×6 matrix mapping a motion expressed in B to the motion expressed in A.
   Matrix6 motion_matrix() const {

@@ -12,6 +12,7 @@
 //  - fixed     (nq = nv = 0): welded. ModelBuilder fuses welded links into their parent body.
 #pragma once
 
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -46,6 +47,10 @@ struct Joint {
   JointLimits limits;
   double damping = 0.0;   ///< viscous damping [N·m·s/rad or N·s/m] (URDF <dynamics damping>)
   double friction = 0.0;  ///< Coulomb friction [N·m or N] (URDF <dynamics friction>), recorded only
+  /// Revolute joints: R_PJ [a]× and R_PJ [a]×², precomputed by ModelBuilder so that
+  /// R_PB(q) = R_PJ + sin q · R_PJ_axis_skew + (1 − cos q) · R_PJ_axis_skew2 (Rodrigues).
+  math::Matrix3 R_PJ_axis_skew = math::Matrix3::Zero();
+  math::Matrix3 R_PJ_axis_skew2 = math::Matrix3::Zero();
   int q_index = 0;        ///< first index in q
   int v_index = 0;        ///< first index in v
   int nq = 0;
@@ -56,8 +61,10 @@ struct Joint {
 /// joint's first configuration coordinate (nq values).
 inline math::Transform joint_transform(const Joint& joint, const double* q) {
   switch (joint.type) {
-    case JointType::kRevolute:
-      return {joint.X_PJ.R * math::rotation_about_axis(joint.axis, q[0]), joint.X_PJ.p};
+    case JointType::kRevolute: {
+      const double s = std::sin(q[0]), c = std::cos(q[0]);
+      return {joint.X_PJ.R + s * joint.R_PJ_axis_skew + (1.0 - c) * joint.R_PJ_axis_skew2, joint.X_PJ.p};
+    }
     case JointType::kPrismatic:
       return {joint.X_PJ.R, joint.X_PJ.p + joint.X_PJ.R * (joint.axis * q[0])};
     case JointType::kFloating: {
