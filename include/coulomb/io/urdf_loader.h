@@ -37,6 +37,7 @@ struct UrdfCollision {
   double radius = 0.0;       ///< sphere, cylinder [m]
   double length = 0.0;       ///< cylinder, along its z axis [m]
   std::string mesh_filename; ///< mesh: as written in the URDF (package:// unresolved)
+  std::string mesh_path;     ///< mesh: the existing file it resolved to (see load_urdf), empty if not found
   math::Vector3 mesh_scale = math::Vector3::Ones();
 };
 
@@ -54,15 +55,39 @@ struct UrdfModel {
   std::vector<std::string> warnings;  ///< e.g. skipped <visual> meshes whose file is missing
 };
 
-/// Loads the URDF file at `path`. Links without <inertial> are massless. Throws UrdfError
-/// (naming the file, element and value) for: unreadable file, malformed XML, missing parent or
-/// child link, cycles or several roots, negative or non-finite mass, inertia not positive
-/// semidefinite or violating the triangle inequality, unknown or unsupported joint type
-/// (planar), zero joint axis, lower > upper limit, negative damping, NaN anywhere numeric.
+/// Loads the URDF file at `path` (parsed with urdfdom, whose console logging is captured).
+///
+/// The Model: the root link is welded to the world, or attached by a kFloating joint named
+/// options.floating_joint_name when options.floating (a root link named "world" *is* the world
+/// frame; floating is then an error). Links are added depth-first from the root, children in
+/// the order the file declares their joints, so the coordinate order is that of the file.
+/// URDF joint types: revolute and prismatic (with <limit>, or unlimited when it is absent),
+/// continuous = revolute with infinite lower/upper (effort/velocity kept), fixed (welded),
+/// floating. <dynamics damping friction> is recorded. <inertial> (origin xyz rpy, mass,
+/// inertia about the COM in the inertial frame) becomes the link's spatial inertia about its
+/// origin in link coordinates; links without <inertial> are massless. <mimic> is ignored with a
+/// warning. Robot name → Model::name().
+///
+/// Geometry: every <collision> becomes a UrdfCollision (pose in the link frame); <visual>
+/// material colours go to `colors`. Mesh files are resolved (mesh_path) against the URDF's
+/// directory, then each directory of the colon-separated COULOMB_MODEL_PATH; package://PKG/REST
+/// is looked for as ANCESTOR/REST for an ancestor directory named PKG of the URDF's directory,
+/// as DIR/PKG/REST, and as DIR/SUFFIX for each trailing part SUFFIX of REST. A mesh that is not
+/// found is a warning, never an error.
+///
+/// Throws UrdfError, whose message starts with "<path>:<line>: " (line when known) and names the
+/// element and the value, for: unreadable file, malformed XML, a root element other than <robot>,
+/// duplicate link or joint names, missing parent or child link, a link with two parent joints,
+/// cycles, several roots, a non-root link named "world", negative or non-finite mass, inertia not
+/// positive semidefinite or violating the triangle inequality, unknown or unsupported joint type
+/// (planar), zero joint axis, lower > upper limit, negative effort/velocity limit, negative damping
+/// or friction, negative collision dimensions, a numeric attribute that is not a number, has the
+/// wrong count or is not finite (NaN, inf), and anything urdfdom rejects.
+/// Thread-safe.
 UrdfModel load_urdf(const std::string& path, const UrdfOptions& options = {});
 
 /// As load_urdf, from a string; `source_name` stands for the file name in messages and
-/// relative mesh paths are resolved against `base_directory`.
+/// warnings, and relative mesh paths are resolved against `base_directory`.
 UrdfModel parse_urdf(const std::string& xml, const UrdfOptions& options = {},
                      const std::string& source_name = "<string>", const std::string& base_directory = ".");
 

@@ -1,0 +1,32 @@
+// Subcommands of the `coulomb` command-line tool. Each subcommand lives in its own file
+// (<name>_command.cc) and registers itself on the top-level CLI11 app through an add_*
+// function declared here; main.cc wires them up, runs the one the user chose and turns
+// exceptions into "coulomb: error: <message>" with exit status 1.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace coulomb::cli {
+
+/// A registered subcommand: its CLI11 app (to know whether it was chosen) and the function
+/// that runs it after parsing. run() returns the process exit status; it throws on error
+/// (std::exception with a message naming the file / option and value).
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+/// `coulomb dynamics MODEL.urdf [--floating] [--q ...] [--v ...] [--vdot ...] [--json]`:
+/// mass matrix, bias forces and inverse dynamics of a URDF model at one state.
+Command add_dynamics_command(CLI::App& app);
+
+/// Parses a comma-separated list of numbers ("0.1, -2e-3,3"), as given to option `option`
+/// (named in error messages). Throws std::invalid_argument naming the option, the position
+/// and the text of an entry that is not a finite number. An empty string gives no values.
+std::vector<double> parse_number_list(const std::string& text, const std::string& option);
+
+}  // namespace coulomb::cli

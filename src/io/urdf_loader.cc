@@ -1,0 +1,748 @@
+// URDF → multibody::Model.
+//
+// Three passes over the file:
+//  1. tinyxml (the XML library urdfdom itself is built on) reads the document. This pass gives
+//     line numbers for messages, the declaration order of joints (urdfdom keeps joints in a
+//     name-sorted map, which would make the coordinate order depend on joint names), and the
+//     checks urdfdom does not make or makes silently: several parents, kinematic cycles,
+//     several roots, unsupported joint types, and every numeric attribute must be a finite
+//     number (urdfdom logs some parse failures and carries on with zeros).
+//  2. urdfdom (urdf::parseURDF) builds its model from the same text. Its console_bridge log is
+//     captured: an error-level message is fatal, a warning becomes a UrdfModel warning.
+//     Revolute and prismatic joints written without <limit> (legal in practice, e.g. Drake's
+//     iiwa model, but rejected by urdfdom) are given a placeholder <limit> first and end up
+//     unlimited.
+//  3. The tree is walked from the root, parents before children, children in the order the
+//     file declares their joints, and every link is added to a multibody::ModelBuilder.
+#include "coulomb/io/urdf_loader.h"
+
+#include <cerrno>
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <system_error>
+#include <unordered_map>
+#include <utility>
+
+#include <console_bridge/console.h>
+#include <tinyxml.h>
+#include <urdf_parser/urdf_parser.h>
+
+namespace coulomb::io {
+
+namespace {
+
+namespace fs = std::filesystem;
+using math::Matrix3;
+using math::Transform;
+using math::Vector3;
+using multibody::JointSpec;
+using multibody::JointType;
+
+// ------------------------------------------------------------------------------------------
+// Formatting helpers
+
+std::string fmt(double x) {
+  std::ostringstream os;
+  os.precision(10);
+  os << x;
+  return os.str();
+}
+
+std::string in_quotes(const std::string& s) { return "'" + s + "'"; }
+
+/// Builds the messages of UrdfError: "<source>:<line>: <what>" (line omitted when unknown).
+class ErrorContext {
+ public:
+  explicit ErrorContext(std::string source) : source_(std::move(source)) {}
+
+  const std::string& source() const { return source_; }
+
+  std::string where(int line) const {
+    return line > 0 ? source_ + ":" + std::to_string(line) : source_;
+  }
+  [[noreturn]] void fail(int line, const std::string& message) const {
+    throw UrdfError(where(line) + ": " + message);
+  }
+  [[noreturn]] void fail(const std::string& message) const { throw UrdfError(source_ + ": " + message); }
+
+ private:
+  std::string source_;
+};
+
+// ------------------------------------------------------------------------------------------
+// Pass 1: the XML document
+
+/// A <link> or <joint> as declared in the file.
+struct LinkDecl {
+  std::string name;
+  const TiXmlElement* element = nullptr;
+};
+
+struct JointDecl {
+  std::string name;
+  std::string type;
+  std::string parent;
+  std::string child;
+  const TiXmlElement* element = nullptr;
+  bool has_limit = false;
+};
+
+struct Document {
+  TiXmlDocument xml;
+  const TiXmlElement* robot = nullptr;
+  std::string robot_name;
+  std::vector<LinkDecl> links;    // declaration order
+  std::vector<JointDecl> joints;  // declaration order
+  std::unordered_map<std::string, int> link_index, joint_index;
+};
+
+/// Numeric attributes of URDF elements and how many numbers each holds. Every one that is
+/// present anywhere in a <link>, <joint> or <material> is checked to be finite.
+struct NumericAttribute {
+  const char* element;
+  const char* attribute;
+  int count;
+};
+constexpr NumericAttribute kNumericAttributes[] = {
+    {"origin", "xyz", 3},         {"origin", "rpy", 3},
+    {"axis", "xyz", 3},           {"limit", "lower", 1},
+    {"limit", "upper", 1},        {"limit", "effort", 1},
+    {"limit", "velocity", 1},     {"dynamics", "damping", 1},
+    {"dynamics", "friction", 1},  {"mass", "value", 1},
+    {"inertia", "ixx", 1},        {"inertia", "ixy", 1},
+    {"inertia", "ixz", 1},        {"inertia", "iyy", 1},
+    {"inertia", "iyz", 1},        {"inertia", "izz", 1},
+    {"box", "size", 3},           {"sphere", "radius", 1},
+    {"cylinder", "radius", 1},    {"cylinder", "length", 1},
+    {"mesh", "scale", 3},         {"color", "rgba", 4},
+    {"safety_controller", "soft_lower_limit", 1},
+    {"safety_controller", "soft_upper_limit", 1},
+    {"safety_controller", "k_position", 1},
+    {"safety_controller", "k_velocity", 1},
+    {"calibration", "rising", 1}, {"calibration", "falling", 1},
+    {"mimic", "multiplier", 1},   {"mimic", "offset", 1},
+};
+
+/// Parses one number in the C locale; accepts a leading '+', "nan" and "inf" (so that they can
+/// be reported as non-finite rather than as garbage). Returns false if `token` is not a number.
+bool parse_number(std::string_view token, double& out) {
+  if (!token.empty() && token.front() == '+') token.remove_prefix(1);
+  if (token.empty()) return false;
+  const char* first = token.data();
+  const char* last = token.data() + token.size();
+  const auto [ptr, ec] = std::from_chars(first, last, out);
+  if (ec == std::errc::result_out_of_range) {
+    out = std::numeric_limits<double>::infinity();  // e.g. "1e999": reported as not finite
+    return ptr == last;
+  }
+  return ec == std::errc() && ptr == last;
+}
+
+/// "<inertial><origin xyz>": the element path from the owning <link>/<joint> (exclusive).
+std::string element_path(const TiXmlElement* element, const TiXmlElement* owner, const char* attribute) {
+  std::string path;
+  for (const TiXmlNode* n = element; n != nullptr && n != owner; n = n->Parent())
+    if (n->ToElement() != nullptr) path = "<" + std::string(n->Value()) + ">" + path;
+  if (path.size() >= 1 && attribute != nullptr) path.insert(path.size() - 1, std::string(" ") + attribute);
+  return path;
+}
+
+/// Checks every numeric attribute below `parent`, which is `owner` (a <link>, <joint> or
+/// <material>) or one of its descendants.
+void check_numeric_attributes(const TiXmlElement* owner, const TiXmlElement* parent, const std::string& owner_desc,
+                              const ErrorContext& ctx) {
+  for (const TiXmlElement* e = parent->FirstChildElement(); e != nullptr; e = e->NextSiblingElement()) {
+    for (const NumericAttribute& na : kNumericAttributes) {
+      if (std::strcmp(e->Value(), na.element) != 0) continue;
+      const char* text = e->Attribute(na.attribute);
+      if (text == nullptr) continue;
+      std::istringstream tokens{std::string(text)};
+      std::string token;
+      int n = 0;
+      bool finite = true;
+      while (tokens >> token) {
+        double x = 0.0;
+        if (!parse_number(token, x))
+          ctx.fail(e->Row(), owner_desc + ": " + element_path(e, owner, na.attribute) + " is not a number: " +
+                                 in_quotes(text));
+        finite = finite && std::isfinite(x);
+        ++n;
+      }
+      if (n != na.count)
+        ctx.fail(e->Row(), owner_desc + ": " + element_path(e, owner, na.attribute) + " must hold " +
+                               std::to_string(na.count) + (na.count == 1 ? " number" : " numbers") + ", got " +
+                               std::to_string(n) + ": " + in_quotes(text));
+      if (!finite)
+        ctx.fail(e->Row(), owner_desc + ": " + element_path(e, owner, na.attribute) + " is not finite: " +
+                               in_quotes(text));
+    }
+    check_numeric_attributes(owner, e, owner_desc, ctx);
+  }
+}
+
+/// The `link` attribute of a joint's <parent> or <child> element.
+std::string joint_link_attribute(const TiXmlElement* joint, const char* which, const std::string& desc,
+                                 const ErrorContext& ctx) {
+  const TiXmlElement* e = joint->FirstChildElement(which);
+  if (e == nullptr) ctx.fail(joint->Row(), desc + " has no <" + std::string(which) + "> element");
+  if (e->NextSiblingElement(which) != nullptr)
+    ctx.fail(e->NextSiblingElement(which)->Row(), desc + " has more than one <" + std::string(which) + "> element");
+  const char* link = e->Attribute("link");
+  if (link == nullptr || link[0] == '\0')
+    ctx.fail(e->Row(), desc + ": <" + std::string(which) + "> has no link attribute");
+  return link;
+}
+
+void read_document(const std::string& xml, Document& doc, const ErrorContext& ctx) {
+  doc.xml.Parse(xml.c_str(), nullptr, TIXML_ENCODING_UTF8);
+  if (doc.xml.Error()) {
+    std::string msg = "malformed XML: ";
+    msg += doc.xml.ErrorDesc();
+    if (doc.xml.ErrorRow() > 0) msg += " (column " + std::to_string(doc.xml.ErrorCol()) + ")";
+    ctx.fail(doc.xml.ErrorRow(), msg);
+  }
+  doc.robot = doc.xml.RootElement();
+  if (doc.robot == nullptr) ctx.fail("malformed XML: no root element");
+  if (std::strcmp(doc.robot->Value(), "robot") != 0)
+    ctx.fail(doc.robot->Row(), "the root element is <" + std::string(doc.robot->Value()) + ">, expected <robot>");
+  const char* robot_name = doc.robot->Attribute("name");
+  if (robot_name == nullptr || robot_name[0] == '\0') ctx.fail(doc.robot->Row(), "<robot> has no name attribute");
+  doc.robot_name = robot_name;
+
+  for (const TiXmlElement* e = doc.robot->FirstChildElement(); e != nullptr; e = e->NextSiblingElement()) {
+    const std::string tag = e->Value();
+    if (tag == "link") {
+      const char* name = e->Attribute("name");
+      if (name == nullptr || name[0] == '\0') ctx.fail(e->Row(), "<link> has no name attribute");
+      if (doc.link_index.count(name))
+        ctx.fail(e->Row(), "duplicate link name " + in_quotes(name) + " (first declared on line " +
+                               std::to_string(doc.links[doc.link_index[name]].element->Row()) + ")");
+      doc.link_index[name] = static_cast<int>(doc.links.size());
+      doc.links.push_back({name, e});
+      check_numeric_attributes(e, e, "link " + in_quotes(name), ctx);
+    } else if (tag == "joint") {
+      const char* name = e->Attribute("name");
+      if (name == nullptr || name[0] == '\0') ctx.fail(e->Row(), "<joint> has no name attribute");
+      const std::string desc = "joint " + in_quotes(name);
+      if (doc.joint_index.count(name))
+        ctx.fail(e->Row(), "duplicate joint name " + in_quotes(name) + " (first declared on line " +
+                               std::to_string(doc.joints[doc.joint_index[name]].element->Row()) + ")");
+      JointDecl j;
+      j.name = name;
+      j.element = e;
+      const char* type = e->Attribute("type");
+      if (type == nullptr) ctx.fail(e->Row(), desc + " has no type attribute");
+      j.type = type;
+      if (j.type == "planar")
+        ctx.fail(e->Row(), desc + ": joint type 'planar' is not supported (supported: revolute, continuous, "
+                                  "prismatic, fixed, floating)");
+      if (j.type != "revolute" && j.type != "continuous" && j.type != "prismatic" && j.type != "fixed" &&
+          j.type != "floating")
+        ctx.fail(e->Row(), desc + ": unknown joint type " + in_quotes(j.type) +
+                               " (URDF types: revolute, continuous, prismatic, fixed, floating, planar)");
+      j.parent = joint_link_attribute(e, "parent", desc, ctx);
+      j.child = joint_link_attribute(e, "child", desc, ctx);
+      j.has_limit = e->FirstChildElement("limit") != nullptr;
+      check_numeric_attributes(e, e, desc, ctx);
+      doc.joint_index[j.name] = static_cast<int>(doc.joints.size());
+      doc.joints.push_back(std::move(j));
+    } else if (tag == "material") {
+      const char* name = e->Attribute("name");
+      check_numeric_attributes(e, e, "material " + in_quotes(name ? name : ""), ctx);
+    }
+  }
+  if (doc.links.empty()) ctx.fail(doc.robot->Row(), "<robot> " + in_quotes(doc.robot_name) + " has no <link>");
+}
+
+/// Checks that links and joints form one tree and returns the index (into doc.links) of its
+/// root. children[l] receives the indices (into doc.joints) of the joints whose parent is link
+/// l, in declaration order.
+int check_tree(const Document& doc, std::vector<std::vector<int>>& children, const ErrorContext& ctx) {
+  const int n_links = static_cast<int>(doc.links.size());
+  std::vector<int> parent_joint(n_links, -1);
+  children.assign(n_links, {});
+  for (int j = 0; j < static_cast<int>(doc.joints.size()); ++j) {
+    const JointDecl& jd = doc.joints[j];
+    const int row = jd.element->Row();
+    auto p = doc.link_index.find(jd.parent);
+    if (p == doc.link_index.end())
+      ctx.fail(row, "joint " + in_quotes(jd.name) + ": parent link " + in_quotes(jd.parent) + " is not declared");
+    auto c = doc.link_index.find(jd.child);
+    if (c == doc.link_index.end())
+      ctx.fail(row, "joint " + in_quotes(jd.name) + ": child link " + in_quotes(jd.child) + " is not declared");
+    if (p->second == c->second)
+      ctx.fail(row, "joint " + in_quotes(jd.name) + " connects link " + in_quotes(jd.child) +
+                        " to itself (a kinematic cycle; a URDF must be a tree)");
+    if (parent_joint[c->second] >= 0)
+      ctx.fail(row, "link " + in_quotes(jd.child) + " is the child of two joints, " +
+                        in_quotes(doc.joints[parent_joint[c->second]].name) + " and " + in_quotes(jd.name) +
+                        " (a URDF must be a tree)");
+    parent_joint[c->second] = j;
+    children[p->second].push_back(j);
+  }
+
+  auto world = doc.link_index.find("world");
+  if (world != doc.link_index.end() && parent_joint[world->second] >= 0)
+    ctx.fail(doc.links[world->second].element->Row(),
+             "link 'world' is the child of joint " + in_quotes(doc.joints[parent_joint[world->second]].name) +
+                 "; the name 'world' is reserved for the world frame and may only be the root link");
+
+  std::vector<int> roots;
+  for (int l = 0; l < n_links; ++l)
+    if (parent_joint[l] < 0) roots.push_back(l);
+  if (roots.size() > 1) {
+    std::string names;
+    for (int r : roots) names += (names.empty() ? "" : ", ") + in_quotes(doc.links[r].name);
+    ctx.fail(doc.links[roots[1]].element->Row(), "several root links (links that are no joint's child): " + names +
+                                                     "; a URDF must have exactly one");
+  }
+
+  // Every link must be reachable from the root; since each link has at most one parent, a
+  // link that is not lies on, or hangs below, a cycle.
+  std::vector<char> reached(n_links, 0);
+  if (!roots.empty()) {
+    std::vector<int> stack{roots[0]};
+    while (!stack.empty()) {
+      const int l = stack.back();
+      stack.pop_back();
+      reached[l] = 1;
+      for (int j : children[l]) stack.push_back(doc.link_index.at(doc.joints[j].child));
+    }
+  }
+  for (int l = 0; l < n_links; ++l) {
+    if (reached[l]) continue;
+    // Walk up the parents until a link repeats: that link is on the cycle.
+    std::vector<char> seen(n_links, 0);
+    int k = l;
+    while (!seen[k]) {
+      seen[k] = 1;
+      k = doc.link_index.at(doc.joints[parent_joint[k]].parent);
+    }
+    // The cycle, listed from `start` downwards (parent before child).
+    std::vector<int> cycle;
+    const int start = k;
+    do {
+      cycle.push_back(k);
+      k = doc.link_index.at(doc.joints[parent_joint[k]].parent);
+    } while (k != start);
+    std::reverse(cycle.begin() + 1, cycle.end());  // start, child of start, ..., parent of start
+    std::string links, joints;
+    for (size_t m = 0; m < cycle.size(); ++m) {
+      const int child = cycle[(m + 1) % cycle.size()];
+      links += in_quotes(doc.links[cycle[m]].name) + " -> ";
+      joints += (m == 0 ? "" : ", ") + in_quotes(doc.joints[parent_joint[child]].name);
+    }
+    ctx.fail(doc.joints[parent_joint[start]].element->Row(),
+             "joints " + joints + " form a kinematic cycle through links " + links +
+                 in_quotes(doc.links[start].name) + " (a URDF must be a tree)");
+  }
+  return roots.at(0);
+}
+
+// ------------------------------------------------------------------------------------------
+// Pass 2: urdfdom, with its console log captured
+
+/// Collects console_bridge messages while installed (see CapturedParse).
+class LogCapture : public console_bridge::OutputHandler {
+ public:
+  void log(const std::string& text, console_bridge::LogLevel level, const char* /*filename*/,
+           int /*line*/) override {
+    if (level >= console_bridge::CONSOLE_BRIDGE_LOG_ERROR)
+      errors.push_back(text);
+    else if (level == console_bridge::CONSOLE_BRIDGE_LOG_WARN)
+      warnings.push_back(text);
+  }
+  std::vector<std::string> errors, warnings;
+};
+
+/// urdf::parseURDF with urdfdom's console output redirected into `capture` (and so silenced).
+/// console_bridge's handler is process-global: a mutex serializes parses.
+urdf::ModelInterfaceSharedPtr captured_parse(const std::string& xml, LogCapture& capture) {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  console_bridge::OutputHandler* previous = console_bridge::getOutputHandler();
+  console_bridge::useOutputHandler(&capture);
+  urdf::ModelInterfaceSharedPtr model;
+  try {
+    model = urdf::parseURDF(xml);
+  } catch (const std::exception& e) {
+    capture.errors.push_back(e.what());
+    model.reset();
+  }
+  console_bridge::useOutputHandler(previous);
+  return model;
+}
+
+/// urdfdom rejects revolute and prismatic joints without <limit>; gives them a placeholder
+/// one (the loader makes these joints unlimited). Returns the text to give urdfdom.
+std::string text_for_urdfdom(const std::string& xml, Document& doc) {
+  bool patched = false;
+  for (JointDecl& j : doc.joints) {
+    if (j.has_limit || (j.type != "revolute" && j.type != "prismatic")) continue;
+    TiXmlElement limit("limit");
+    limit.SetAttribute("effort", "0");
+    limit.SetAttribute("velocity", "0");
+    const_cast<TiXmlElement*>(j.element)->InsertEndChild(limit);
+    patched = true;
+  }
+  if (!patched) return xml;
+  TiXmlPrinter printer;
+  doc.xml.Accept(&printer);
+  return printer.CStr();
+}
+
+// ------------------------------------------------------------------------------------------
+// Pass 3: the Model
+
+Transform to_transform(const urdf::Pose& pose) {
+  const math::Quaternion q(pose.rotation.w, pose.rotation.x, pose.rotation.y, pose.rotation.z);
+  const double n = q.norm();
+  const Matrix3 R = n > 0.0 ? Matrix3(q.normalized().toRotationMatrix()) : Matrix3::Identity();
+  return Transform(R, Vector3(pose.position.x, pose.position.y, pose.position.z));
+}
+
+Vector3 to_vector(const urdf::Vector3& v) { return {v.x, v.y, v.z}; }
+
+/// Colon-separated directories of COULOMB_MODEL_PATH (empty entries dropped).
+std::vector<fs::path> model_path_dirs() {
+  std::vector<fs::path> dirs;
+  const char* env = std::getenv("COULOMB_MODEL_PATH");
+  if (env == nullptr) return dirs;
+  std::string entry;
+  std::istringstream in{std::string(env)};
+  while (std::getline(in, entry, ':'))
+    if (!entry.empty()) dirs.emplace_back(entry);
+  return dirs;
+}
+
+bool is_file(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+/// Resolves a mesh file name as written in a URDF. Returns the path of an existing file, or an
+/// empty path. Candidates, in order (roots = base_directory, then COULOMB_MODEL_PATH entries):
+///  - absolute path or file:///abs: that path;
+///  - relative path: root/path;
+///  - package://PKG/REST: DIR/REST for every ancestor DIR of base_directory named PKG, then
+///    root/PKG/REST, then root/SUFFIX for every trailing part SUFFIX of REST, longest first
+///    (so meshes/x.dae next to the URDF is found for package://pkg/some/dir/meshes/x.dae).
+fs::path resolve_mesh(const std::string& uri, const std::string& base_directory) {
+  std::vector<fs::path> roots{fs::path(base_directory.empty() ? "." : base_directory)};
+  for (const fs::path& d : model_path_dirs()) roots.push_back(d);
+
+  std::string name = uri;
+  if (name.rfind("file://", 0) == 0) name = name.substr(7);
+  if (name.rfind("package://", 0) != 0) {
+    const fs::path p(name);
+    if (p.is_absolute()) return is_file(p) ? p : fs::path();
+    for (const fs::path& r : roots)
+      if (is_file(r / p)) return r / p;
+    return {};
+  }
+  const std::string rest_of_uri = name.substr(10);
+  const auto slash = rest_of_uri.find('/');
+  if (slash == std::string::npos) return {};
+  const std::string package = rest_of_uri.substr(0, slash);
+  const fs::path rest(rest_of_uri.substr(slash + 1));
+
+  std::error_code ec;
+  fs::path dir = fs::weakly_canonical(fs::absolute(roots.front(), ec), ec);  // no "..": real ancestors
+  for (; !ec && !dir.empty(); dir = dir.parent_path()) {
+    if (dir.filename() == package && is_file(dir / rest)) return dir / rest;
+    if (dir == dir.parent_path()) break;
+  }
+  for (const fs::path& r : roots)
+    if (is_file(r / package / rest)) return r / package / rest;
+  std::vector<fs::path> parts(rest.begin(), rest.end());
+  for (size_t first = 0; first < parts.size(); ++first) {
+    fs::path suffix;
+    for (size_t k = first; k < parts.size(); ++k) suffix /= parts[k];
+    for (const fs::path& r : roots)
+      if (is_file(r / suffix)) return r / suffix;
+  }
+  return {};
+}
+
+/// Row of a link's or joint's element (0 when unknown).
+int row_of(const std::unordered_map<std::string, int>& index, const auto& decls, const std::string& name) {
+  auto it = index.find(name);
+  return it == index.end() ? 0 : decls[it->second].element->Row();
+}
+
+/// The link's spatial inertia about its origin in link coordinates, validated.
+math::SpatialInertia link_inertia(const urdf::Link& link, int row, const ErrorContext& ctx) {
+  if (!link.inertial) return math::SpatialInertia::Zero();
+  const urdf::Inertial& in = *link.inertial;
+  const std::string desc = "link " + in_quotes(link.name) + ": <inertial>";
+  if (!std::isfinite(in.mass)) ctx.fail(row, desc + "<mass value> is not finite: " + fmt(in.mass));
+  if (in.mass < 0.0) ctx.fail(row, desc + "<mass value> is negative: " + fmt(in.mass));
+  Matrix3 I;
+  I << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
+  try {
+    multibody::validate_inertia(in.mass, I, desc + "<inertia>");
+  } catch (const std::invalid_argument& e) {
+    std::string values = "ixx=" + fmt(in.ixx) + " ixy=" + fmt(in.ixy) + " ixz=" + fmt(in.ixz) +
+                         " iyy=" + fmt(in.iyy) + " iyz=" + fmt(in.iyz) + " izz=" + fmt(in.izz);
+    ctx.fail(row, std::string(e.what()) + " [" + values + "]");
+  }
+  const Transform X_LI = to_transform(in.origin);  // inertial frame in the link frame
+  if (!X_LI.R.allFinite() || !X_LI.p.allFinite()) ctx.fail(row, desc + "<origin> is not finite");
+  const Matrix3 I_com_L = X_LI.R * I * X_LI.R.transpose();
+  return math::SpatialInertia::FromCenterOfMass(in.mass, X_LI.p, I_com_L);
+}
+
+/// The JointSpec of URDF joint `j`, validated (axis, limits, dynamics).
+JointSpec joint_spec(const urdf::Joint& j, const JointDecl& decl, const ErrorContext& ctx,
+                     std::vector<std::string>& warnings) {
+  const int row = decl.element->Row();
+  const std::string desc = "joint " + in_quotes(j.name);
+  JointSpec spec;
+  spec.name = j.name;
+  spec.X_PJ = to_transform(j.parent_to_joint_origin_transform);
+  if (!spec.X_PJ.R.allFinite() || !spec.X_PJ.p.allFinite()) ctx.fail(row, desc + ": <origin> is not finite");
+  switch (j.type) {
+    case urdf::Joint::REVOLUTE:
+    case urdf::Joint::CONTINUOUS:
+      spec.type = JointType::kRevolute;
+      break;
+    case urdf::Joint::PRISMATIC:
+      spec.type = JointType::kPrismatic;
+      break;
+    case urdf::Joint::FIXED:
+      spec.type = JointType::kFixed;
+      break;
+    case urdf::Joint::FLOATING:
+      spec.type = JointType::kFloating;
+      break;
+    default:  // planar and unknown types are rejected in pass 1; defensive
+      ctx.fail(row, desc + ": unsupported joint type " + in_quotes(decl.type));
+  }
+  const bool one_dof = spec.type == JointType::kRevolute || spec.type == JointType::kPrismatic;
+  if (one_dof) {
+    spec.axis = to_vector(j.axis);
+    if (!spec.axis.allFinite()) ctx.fail(row, desc + ": <axis xyz> is not finite");
+    if (spec.axis.norm() < 1e-12)
+      ctx.fail(row, desc + ": <axis xyz> is the zero vector (" + fmt(spec.axis.x()) + " " + fmt(spec.axis.y()) +
+                        " " + fmt(spec.axis.z()) + ")");
+  }
+  if (one_dof && decl.has_limit && j.limits) {
+    const urdf::JointLimits& L = *j.limits;
+    for (const auto& [value, attr] : {std::pair{L.lower, "lower"}, std::pair{L.upper, "upper"},
+                                      std::pair{L.effort, "effort"}, std::pair{L.velocity, "velocity"}})
+      if (!std::isfinite(value)) ctx.fail(row, desc + ": <limit " + attr + "> is not finite: " + fmt(value));
+    if (L.effort < 0.0) ctx.fail(row, desc + ": <limit effort> is negative: " + fmt(L.effort));
+    if (L.velocity < 0.0) ctx.fail(row, desc + ": <limit velocity> is negative: " + fmt(L.velocity));
+    spec.limits.effort = L.effort;
+    spec.limits.velocity = L.velocity;
+    if (j.type != urdf::Joint::CONTINUOUS) {
+      if (L.lower > L.upper)
+        ctx.fail(row, desc + ": <limit lower> " + fmt(L.lower) + " is greater than <limit upper> " + fmt(L.upper));
+      spec.limits.lower = L.lower;
+      spec.limits.upper = L.upper;
+    }
+  }
+  if (j.dynamics) {
+    const double d = j.dynamics->damping, f = j.dynamics->friction;
+    if (!std::isfinite(d)) ctx.fail(row, desc + ": <dynamics damping> is not finite: " + fmt(d));
+    if (!std::isfinite(f)) ctx.fail(row, desc + ": <dynamics friction> is not finite: " + fmt(f));
+    if (d < 0.0) ctx.fail(row, desc + ": <dynamics damping> is negative: " + fmt(d));
+    if (f < 0.0) ctx.fail(row, desc + ": <dynamics friction> is negative: " + fmt(f));
+    if (one_dof) {
+      spec.damping = d;
+      spec.friction = f;
+    }
+  }
+  if (j.mimic)
+    warnings.push_back(ctx.where(row) + ": " + desc + ": <mimic joint=" + in_quotes(j.mimic->joint_name) +
+                       "> is ignored; the joint is an independent degree of freedom");
+  return spec;
+}
+
+/// Records collision geometry and visual colours of `link`; warns about missing meshes.
+void record_geometry(const urdf::Link& link, const std::string& frame, int row, const std::string& base_directory,
+                     const ErrorContext& ctx, UrdfModel& out) {
+  const std::string desc = "link " + in_quotes(link.name);
+  for (const urdf::CollisionSharedPtr& c : link.collision_array) {
+    if (!c || !c->geometry) continue;
+    UrdfCollision uc;
+    uc.link = frame;
+    uc.name = c->name;
+    uc.X_LG = to_transform(c->origin);
+    switch (c->geometry->type) {
+      case urdf::Geometry::SPHERE: {
+        const auto& g = static_cast<const urdf::Sphere&>(*c->geometry);
+        uc.type = UrdfCollision::Type::kSphere;
+        uc.radius = g.radius;
+        if (!(g.radius >= 0.0)) ctx.fail(row, desc + ": <collision><sphere radius> is negative: " + fmt(g.radius));
+        break;
+      }
+      case urdf::Geometry::BOX: {
+        const auto& g = static_cast<const urdf::Box&>(*c->geometry);
+        uc.type = UrdfCollision::Type::kBox;
+        uc.size = to_vector(g.dim);
+        if (!(uc.size.minCoeff() >= 0.0))
+          ctx.fail(row, desc + ": <collision><box size> has a negative edge: " + fmt(g.dim.x) + " " + fmt(g.dim.y) +
+                            " " + fmt(g.dim.z));
+        break;
+      }
+      case urdf::Geometry::CYLINDER: {
+        const auto& g = static_cast<const urdf::Cylinder&>(*c->geometry);
+        uc.type = UrdfCollision::Type::kCylinder;
+        uc.radius = g.radius;
+        uc.length = g.length;
+        if (!(g.radius >= 0.0))
+          ctx.fail(row, desc + ": <collision><cylinder radius> is negative: " + fmt(g.radius));
+        if (!(g.length >= 0.0))
+          ctx.fail(row, desc + ": <collision><cylinder length> is negative: " + fmt(g.length));
+        break;
+      }
+      case urdf::Geometry::MESH: {
+        const auto& g = static_cast<const urdf::Mesh&>(*c->geometry);
+        uc.type = UrdfCollision::Type::kMesh;
+        uc.mesh_filename = g.filename;
+        uc.mesh_scale = to_vector(g.scale);
+        uc.mesh_path = resolve_mesh(g.filename, base_directory).string();
+        if (uc.mesh_path.empty())
+          out.warnings.push_back(ctx.where(row) + ": " + desc + ": <collision> mesh " + in_quotes(g.filename) +
+                                 " not found (relative to " + in_quotes(base_directory) +
+                                 " or COULOMB_MODEL_PATH); its mesh_path is left empty");
+        break;
+      }
+    }
+    out.collisions.push_back(std::move(uc));
+  }
+  for (const urdf::VisualSharedPtr& v : link.visual_array) {
+    if (!v) continue;
+    if (v->geometry && v->geometry->type == urdf::Geometry::MESH) {
+      const auto& g = static_cast<const urdf::Mesh&>(*v->geometry);
+      if (resolve_mesh(g.filename, base_directory).empty())
+        out.warnings.push_back(ctx.where(row) + ": " + desc + ": <visual> mesh " + in_quotes(g.filename) +
+                               " not found (relative to " + in_quotes(base_directory) +
+                               " or COULOMB_MODEL_PATH); visual skipped");
+    }
+    // The colour is the link's, kept even when the visual's mesh is missing (viewers use it
+    // to paint the collision shapes).
+    if (v->material) {
+      const urdf::Color& c = v->material->color;
+      UrdfColor color;
+      color.link = frame;
+      color.rgba[0] = c.r;
+      color.rgba[1] = c.g;
+      color.rgba[2] = c.b;
+      color.rgba[3] = c.a;
+      out.colors.push_back(color);
+    }
+  }
+}
+
+}  // namespace
+
+UrdfModel parse_urdf(const std::string& xml, const UrdfOptions& options, const std::string& source_name,
+                     const std::string& base_directory) {
+  const ErrorContext ctx(source_name);
+  UrdfModel out;
+
+  // Pass 1.
+  Document doc;
+  read_document(xml, doc, ctx);
+  std::vector<std::vector<int>> children;
+  const int root = check_tree(doc, children, ctx);
+
+  // Pass 2.
+  LogCapture log;
+  const urdf::ModelInterfaceSharedPtr urdf_model = captured_parse(text_for_urdfdom(xml, doc), log);
+  if (!urdf_model || !log.errors.empty()) {
+    std::string msg = "URDF parser (urdfdom) rejected the file";
+    for (size_t k = 0; k < log.errors.size(); ++k) msg += (k == 0 ? ": " : "; ") + log.errors[k];
+    ctx.fail(msg);
+  }
+  std::set<std::string> seen;  // urdfdom repeats some warnings (visual and visual_array)
+  for (const std::string& w : log.warnings)
+    if (seen.insert(w).second) out.warnings.push_back(ctx.source() + ": urdfdom: " + w);
+  out.robot_name = urdf_model->getName();
+
+  // Pass 3: depth-first from the root, children in declaration order of their joints.
+  multibody::ModelBuilder builder(out.robot_name);
+  const std::string& root_name = doc.links[root].name;
+  const urdf::LinkConstSharedPtr root_link = urdf_model->getLink(root_name);
+  if (!root_link) ctx.fail("urdfdom lost the root link " + in_quotes(root_name));
+  const int root_row = doc.links[root].element->Row();
+
+  auto add = [&](const std::string& name, const std::string& parent, const JointSpec& spec,
+                 const math::SpatialInertia& inertia, int row) {
+    try {
+      builder.add_link(name, parent, spec, inertia);
+    } catch (const std::invalid_argument& e) {
+      ctx.fail(row, e.what());
+    }
+  };
+
+  if (root_name == "world") {
+    // The file welds its tree to the world itself: its root *is* the world frame.
+    if (options.floating)
+      ctx.fail(root_row, "cannot attach a floating base: the root link is 'world', so the URDF welds the robot "
+                         "to the world (load it without the floating option)");
+    if (root_link->inertial && root_link->inertial->mass > 0.0)
+      out.warnings.push_back(ctx.where(root_row) + ": link 'world': <inertial> of the world is ignored");
+    record_geometry(*root_link, "world", root_row, base_directory, ctx, out);
+  } else {
+    JointSpec base;
+    if (options.floating) {
+      if (options.floating_joint_name.empty()) ctx.fail("the floating joint name is empty");
+      if (doc.joint_index.count(options.floating_joint_name))
+        ctx.fail(row_of(doc.joint_index, doc.joints, options.floating_joint_name),
+                 "the floating joint name " + in_quotes(options.floating_joint_name) +
+                     " is already the name of a joint of the URDF");
+      base.name = options.floating_joint_name;
+      base.type = JointType::kFloating;
+    } else {
+      base.name = "";  // welded: a fixed joint that the builder fuses into the world
+      base.type = JointType::kFixed;
+    }
+    add(root_name, "world", base, link_inertia(*root_link, root_row, ctx), root_row);
+    record_geometry(*root_link, root_name, root_row, base_directory, ctx, out);
+  }
+
+  std::vector<int> stack(children[root].rbegin(), children[root].rend());
+  while (!stack.empty()) {
+    const JointDecl& decl = doc.joints[stack.back()];
+    stack.pop_back();
+    const urdf::JointConstSharedPtr joint = urdf_model->getJoint(decl.name);
+    const urdf::LinkConstSharedPtr link = urdf_model->getLink(decl.child);
+    if (!joint || !link) ctx.fail(decl.element->Row(), "urdfdom lost joint " + in_quotes(decl.name));
+    const int link_row = row_of(doc.link_index, doc.links, decl.child);
+    const JointSpec spec = joint_spec(*joint, decl, ctx, out.warnings);
+    add(decl.child, decl.parent, spec, link_inertia(*link, link_row, ctx), decl.element->Row());
+    record_geometry(*link, decl.child, link_row, base_directory, ctx, out);
+    const std::vector<int>& next = children[doc.link_index.at(decl.child)];
+    stack.insert(stack.end(), next.rbegin(), next.rend());
+  }
+
+  out.model = builder.build();
+  return out;
+}
+
+UrdfModel load_urdf(const std::string& path, const UrdfOptions& options) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw UrdfError(path + ": cannot read URDF file: no such file");
+  if (fs::is_directory(path, ec)) throw UrdfError(path + ": cannot read URDF file: it is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UrdfError(path + ": cannot read URDF file: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw UrdfError(path + ": cannot read URDF file: read error");
+  const fs::path parent = fs::path(path).parent_path();
+  return parse_urdf(text.str(), options, path, parent.empty() ? std::string(".") : parent.string());
+}
+
+}  // namespace coulomb::io
