@@ -1,0 +1,93 @@
+// CollisionWorld: geometries attached to the bodies of a Model, an FCL broadphase over them,
+// and narrowphase contact points with contact manifolds for resting face contacts.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "coulomb/geometry/shape.h"
+#include "coulomb/multibody/model.h"
+#include "coulomb/multibody/workspace.h"
+
+namespace coulomb::geometry {
+
+/// Per-geometry contact material; unset fields take the scene's contact defaults.
+struct ContactMaterial {
+  std::optional<double> mu;                ///< Coulomb friction coefficient, ≥ 0
+  std::optional<double> stiffness;         ///< contact stiffness k [N/m], > 0
+  std::optional<double> dissipation_time;  ///< SAP dissipation time scale τ_d [s], ≥ 0
+};
+
+/// A shape fixed to a body of the model.
+struct Geometry {
+  std::string name;            ///< unique within the world
+  int body = 0;                ///< body of the Model it moves with (0 = world)
+  math::Transform X_BG;        ///< pose of the shape frame G in the body frame
+  Shape shape;
+  ContactMaterial material;
+  /// Collision filtering: geometries a and b may collide only if
+  /// (a.group & b.mask) != 0 and (b.group & a.mask) != 0.
+  std::uint32_t group = 1;
+  std::uint32_t mask = 0xFFFFFFFFu;
+  /// Geometries with the same non-negative `robot` id and `self_collision == false` never
+  /// collide with each other (per-robot self-collision switch). −1: not part of a robot.
+  int robot = -1;
+  bool self_collision = false;
+  std::array<double, 4> rgba = {0.7, 0.7, 0.7, 1.0};  ///< display colour
+};
+
+/// One contact point between two geometries, A and B, in the world frame.
+struct ContactPoint {
+  int geometry_a = -1, geometry_b = -1;  ///< indices into CollisionWorld::geometries(), a < b
+  math::Vector3 p_W = math::Vector3::Zero();  ///< contact point [m]: midway between the two surfaces
+  math::Vector3 n_W = math::Vector3::UnitZ(); ///< unit normal pointing from A into B
+  double phi = 0.0;  ///< signed distance [m]: > 0 separated, < 0 overlapping (−penetration depth)
+};
+
+struct CollisionOptions {
+  /// Report pairs whose signed distance is at most `margin` [m], so that solvers see contacts
+  /// about to happen. Default 2 mm.
+  double margin = 2e-3;
+};
+
+class CollisionWorld {
+ public:
+  /// Takes the geometries (validated: throws std::invalid_argument naming the geometry).
+  /// Pairs on the same body, and pairs on a parent and a child body joined by a joint, never
+  /// collide. Geometry on the world (body 0) never collides with other world geometry.
+  CollisionWorld(const multibody::Model& model, std::vector<Geometry> geometries, CollisionOptions options = {});
+  ~CollisionWorld();
+  CollisionWorld(CollisionWorld&&) noexcept;
+  CollisionWorld& operator=(CollisionWorld&&) noexcept;
+
+  const std::vector<Geometry>& geometries() const { return geometries_; }
+  const CollisionOptions& options() const { return options_; }
+
+  /// Moves every geometry to the body poses in ws.X_WB (call forward_kinematics first) and
+  /// refreshes the broadphase.
+  void update_poses(const multibody::Workspace& ws);
+
+  /// Pose of geometry g in the world after the last update_poses().
+  const math::Transform& pose(int g) const;
+
+  /// All contact points with φ ≤ margin at the current poses, sorted by (geometry_a,
+  /// geometry_b) and then by point coordinates, so that runs are reproducible. Face contacts
+  /// (box–plane, box–box, cylinder flat face–plane, …) give a manifold of ≥ 4 points at the
+  /// corners of the clipped contact polygon. `out` is cleared first.
+  void compute_contacts(std::vector<ContactPoint>& out) const;
+
+  /// Whether geometries a and b may collide (filters above).
+  bool can_collide(int a, int b) const;
+
+ private:
+  struct Impl;
+  std::vector<Geometry> geometries_;
+  CollisionOptions options_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace coulomb::geometry

@@ -1,0 +1,51 @@
+// Collision shapes and their mass properties.
+//
+// Every shape is described in its own frame G, which the scene places in a body frame B at
+// X_BG. Conventions: a box is centred at G's origin with full edge lengths `size`; a sphere is
+// centred at G's origin; a capsule and a cylinder are centred at G's origin with their axis
+// along G's z-axis and `length` the length of the cylindrical part (a capsule adds two
+// hemispherical caps of `radius`); a half-space is {z ≤ 0} in G (outward normal +z_G, surface
+// through G's origin); a convex mesh lists vertices in G coordinates.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "coulomb/math/spatial.h"
+
+namespace coulomb::geometry {
+
+enum class ShapeType { kSphere, kBox, kCapsule, kCylinder, kHalfSpace, kConvexMesh };
+
+/// "sphere", "box", "capsule", "cylinder", "halfspace", "convex_mesh".
+const char* shape_type_name(ShapeType type);
+
+struct Shape {
+  ShapeType type = ShapeType::kSphere;
+  double radius = 0.0;                           ///< sphere, capsule, cylinder [m]
+  double length = 0.0;                           ///< capsule (cylindrical part), cylinder [m]
+  math::Vector3 size = math::Vector3::Zero();    ///< box: full edge lengths [m]
+  std::vector<math::Vector3> vertices;           ///< convex mesh: vertices in G [m]
+  std::vector<std::array<int, 3>> triangles;     ///< convex mesh: outward-facing triangles
+  std::string mesh_file;                         ///< convex mesh: the file it came from, if any
+
+  static Shape Sphere(double radius);
+  static Shape Box(const math::Vector3& size);
+  static Shape Capsule(double radius, double length);
+  static Shape Cylinder(double radius, double length);
+  static Shape HalfSpace();
+  static Shape ConvexMesh(std::vector<math::Vector3> vertices, std::vector<std::array<int, 3>> triangles);
+
+  /// Throws std::invalid_argument naming the field if a dimension is ≤ 0 or not finite, or a
+  /// mesh is empty. `context` prefixes the message (e.g. "scene.yaml: body 'ball' shape 0").
+  void validate(const std::string& context) const;
+
+  /// Volume [m³]; infinite for a half-space.
+  double volume() const;
+  /// Spatial inertia about G's origin in G of a solid of uniform `density` [kg/m³]. Throws
+  /// std::invalid_argument for a half-space.
+  math::SpatialInertia mass_properties(double density) const;
+};
+
+}  // namespace coulomb::geometry
