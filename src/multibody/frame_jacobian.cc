@@ -91,20 +91,24 @@ void frame_jacobian(const Model& model, const Workspace& ws, int frame, Referenc
   point_jacobian_impl(model, ws, F.body, F.X_BF.p, rf, ws.X_WB[F.body].R * F.X_BF.R, J);
 }
 
-void point_jacobian(const Model& model, const Workspace& ws, int body, const math::Vector3& p_BQ,
-                    Eigen::Ref<Eigen::MatrixXd> J) {
-  J.setZero();
+void accumulate_point_jacobian(const Model& model, const Workspace& ws, int body, const math::Vector3& p_WQ,
+                               const math::Matrix3& R, Eigen::Ref<Eigen::MatrixXd> J, int column_offset) {
   const auto& bodies = model.bodies();
-  const math::Vector3 p_WQ = ws.X_WB[body].act(p_BQ);
   for (int k = body; k > 0; k = bodies[k].parent) {
     const Joint& joint = bodies[k].joint;
     const math::Transform& X_WK = ws.X_WB[k];
     for (int c = 0; c < joint.nv; ++c) {
       const math::SpatialMotion s = joint_subspace_column(joint, c);
       const math::Vector3 w = X_WK.R * s.w;
-      J.col(joint.v_index + c) = X_WK.R * s.v + w.cross(p_WQ - X_WK.p);
+      J.col(joint.v_index + c - column_offset) += R * (X_WK.R * s.v + w.cross(p_WQ - X_WK.p));
     }
   }
+}
+
+void point_jacobian(const Model& model, const Workspace& ws, int body, const math::Vector3& p_BQ,
+                    Eigen::Ref<Eigen::MatrixXd> J) {
+  J.setZero();
+  accumulate_point_jacobian(model, ws, body, ws.X_WB[body].act(p_BQ), math::Matrix3::Identity(), J);
 }
 
 math::Vector6 body_point_jacobian_time_derivative_product(const Model& model, const Workspace& ws, int body,

@@ -1,5 +1,6 @@
 #include "coulomb/multibody/model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -195,6 +196,40 @@ int ModelBuilder::add_link(const std::string& name, const std::string& parent, c
 }
 
 Model ModelBuilder::build() {
+  Model& m = model_;
+  // Renumber bodies tree by tree (stable within a tree, so parents still precede children) so
+  // that every tree's bodies are consecutive and its coordinates contiguous.
+  const int n = static_cast<int>(m.bodies_.size());
+  std::vector<int> order(n);
+  for (int i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin() + 1, order.end(),
+                   [&](int a, int b) { return m.bodies_[a].tree < m.bodies_[b].tree; });
+  std::vector<int> new_index(n);
+  for (int i = 0; i < n; ++i) new_index[order[i]] = i;
+  std::vector<Body> bodies;
+  bodies.reserve(n);
+  std::vector<std::string> dof_names, position_names;
+  int nq = 0, nv = 0;
+  for (int i = 0; i < n; ++i) {
+    Body body = m.bodies_[order[i]];
+    if (i > 0) {
+      body.parent = new_index[body.parent];
+      body.tree = new_index[body.tree];
+      for (int k = 0; k < body.joint.nq; ++k) position_names.push_back(m.position_names_[body.joint.q_index + k]);
+      for (int k = 0; k < body.joint.nv; ++k) dof_names.push_back(m.dof_names_[body.joint.v_index + k]);
+      body.joint.q_index = nq;
+      body.joint.v_index = nv;
+      nq += body.joint.nq;
+      nv += body.joint.nv;
+    }
+    bodies.push_back(std::move(body));
+  }
+  m.bodies_ = std::move(bodies);
+  m.dof_names_ = std::move(dof_names);
+  m.position_names_ = std::move(position_names);
+  for (Frame& f : m.frames_) f.body = new_index[f.body];
+  for (auto& [name, index] : m.body_by_name_) index = new_index[index];
+  for (auto& [name, index] : m.body_by_joint_) index = new_index[index];
   Model out = std::move(model_);
   model_ = Model();
   return out;

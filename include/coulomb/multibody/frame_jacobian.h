@@ -32,6 +32,14 @@ void frame_jacobian(const Model& model, const Workspace& ws, int frame, Referenc
 void point_jacobian(const Model& model, const Workspace& ws, int body, const math::Vector3& p_BQ,
                     Eigen::Ref<Eigen::MatrixXd> J);
 
+/// Accumulates R · J_Q into J, where J_Q (3 × n_v) is the world-aligned translational Jacobian
+/// of the point of `body` located at p_WQ (world coordinates, m): for every joint k on the path
+/// from `body` to its root, J.col(v_index(k) + c − column_offset) += R · (velocity of that point
+/// per unit rate of the joint's c-th coordinate). J has 3 rows; R is 3 × 3 (e.g. ±R_WCᵀ to get
+/// contact-frame rows); column_offset lets J cover only a tree's velocity range.
+void accumulate_point_jacobian(const Model& model, const Workspace& ws, int body, const math::Vector3& p_WQ,
+                               const math::Matrix3& R, Eigen::Ref<Eigen::MatrixXd> J, int column_offset = 0);
+
 /// J̇(q, v) v (6-vector, [rad/s², m/s²]) for body_point_jacobian(body, p_BQ, rf): the
 /// acceleration the Jacobian's output has when v̇ = 0, so that d/dt(J v) = J v̇ + J̇ v.
 /// kLocalWorldAligned gives the classical acceleration of Q; kLocal the spatial acceleration at

@@ -4,6 +4,8 @@
 // split, as Pinocchio's Model/Data and MuJoCo's mjModel/mjData).
 //
 // Bodies are numbered in topological order: body 0 is the world, parent(b) < b for b ≥ 1.
+// The bodies of each tree are consecutive and its coordinates (q and v) contiguous, trees in
+// the order their roots were added (ModelBuilder::build renumbers to guarantee this).
 // A body is a maximal set of links welded together: ModelBuilder fuses a link attached by a
 // fixed joint into its parent's body (summing inertias) and keeps it as a Frame, so that the
 // algorithms iterate only over bodies that move. Every link, welded or not, is a Frame.
@@ -134,7 +136,9 @@ class ModelBuilder {
 
   bool has_link(const std::string& name) const { return model_.frame_by_name_.count(name) > 0; }
 
-  /// Finishes the model. The builder is left empty.
+  /// Finishes the model: renumbers bodies and coordinates tree by tree, so links of different
+  /// trees may be added interleaved. Frame indices returned by add_link stay valid. The builder
+  /// is left empty.
   Model build();
 
  private:
