@@ -1,0 +1,55 @@
+// Compliant frictional contact as a SAP constraint (Castro et al. §II–§V).
+#pragma once
+
+#include "coulomb/solvers/sap/sap_constraint.h"
+
+namespace coulomb::solvers::sap {
+
+/// Which region of Castro et al. Eq. 27 an y falls in.
+enum class FrictionConeRegion { kStiction, kSliding, kNoContact };
+
+/// Parameters of one contact.
+struct FrictionConeParameters {
+  double mu = 1.0;                ///< friction coefficient μ ≥ 0
+  double stiffness = 1e6;         ///< k [N/m] > 0 (may be +inf: rigid, handled by the near-rigid switch)
+  double dissipation_time = 0.0;  ///< τ_d [s] ≥ 0
+  double phi0 = 0.0;              ///< signed distance at the previous step φ₀ [m]
+  SapRegularization regularization;
+};
+
+/// Pure functions of the contact law, exposed for tests (all in the contact frame,
+/// [t1, t2, n] order; R = diag(Rt, Rt, Rn) [1/kg], y and γ in [N·s]).
+namespace friction_cone {
+
+/// Region of y (Eq. 27 with the digest's boundary conventions, §8 item 13): stiction if
+/// y_r ≤ μ y_n; otherwise no contact if y_n < −μ̂ y_r; otherwise sliding.
+FrictionConeRegion region(const Eigen::Vector3d& y, double mu, double Rt, double Rn);
+/// γ = P_ℱ(y) in the R-norm (Eq. 23 / Eq. 27). Throws std::invalid_argument if μ < 0.
+Eigen::Vector3d project(const Eigen::Vector3d& y, double mu, double Rt, double Rn);
+/// ℓ_R(y) = ½‖P_ℱ(y)‖²_R (Eq. 35) [J].
+double cost(const Eigen::Vector3d& y, double mu, double Rt, double Rn);
+/// G = −∂γ/∂v_c = R⁻¹ ∇²_y ℓ_R R⁻¹ (Eq. 37 and its closed form, digest §3.2). 3 × 3, PSD.
+Eigen::Matrix3d hessian(const Eigen::Vector3d& y, double mu, double Rt, double Rn);
+
+}  // namespace friction_cone
+
+class SapFrictionConeConstraint : public SapConstraint {
+ public:
+  /// J blocks map generalized velocities to the contact velocity [v_t1, v_t2, v_n] (3 rows).
+  /// Throws std::invalid_argument for μ < 0, k ≤ 0, τ_d < 0 or non-finite φ₀.
+  SapFrictionConeConstraint(const FrictionConeParameters& parameters, int first_tree, Eigen::MatrixXd J_first,
+                            int second_tree = -1, Eigen::MatrixXd J_second = Eigen::MatrixXd());
+
+  const FrictionConeParameters& parameters() const { return parameters_; }
+
+  /// Eq. 29–31: w = delassus_scalar(W_ii), R_n = max(β²w/(4π²), 1/(δt k (δt + τ_d))),
+  /// R_t = σ w, v̂ = [0, 0, −φ₀/(δt + τ_d)].
+  void prepare(double time_step, const Eigen::Ref<const Eigen::MatrixXd>& W_ii) override;
+  double calc(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,
+              Eigen::Ref<Eigen::MatrixXd>* G) const override;
+
+ private:
+  FrictionConeParameters parameters_;
+};
+
+}  // namespace coulomb::solvers::sap

@@ -1,0 +1,39 @@
+// Joint position limits as a SAP constraint: unilateral compliant constraints g ≥ 0 on one
+// generalized coordinate (Castro et al. §VII; Drake's SapLimitConstraint), regularized like the
+// contact normal: near-rigid by default.
+#pragma once
+
+#include <limits>
+
+#include "coulomb/solvers/sap/sap_constraint.h"
+
+namespace coulomb::solvers::sap {
+
+struct LimitParameters {
+  double lower = -std::numeric_limits<double>::infinity();  ///< [rad or m]
+  double upper = std::numeric_limits<double>::infinity();   ///< [rad or m]
+  double stiffness = std::numeric_limits<double>::infinity();  ///< [N·m/rad or N/m]; inf: near-rigid
+  double dissipation_time = 0.0;  ///< τ_d [s]
+  SapRegularization regularization;
+};
+
+/// Rows: one for each finite limit, lower first. For the lower limit g = q − lower and
+/// v_c = v; for the upper limit g = upper − q and v_c = −v. Each row: γ = max(0, y),
+/// ℓ = ½ R γ², G = R⁻¹ where y > 0 (and at y = 0), else 0.
+class SapLimitConstraint : public SapConstraint {
+ public:
+  /// Acts on velocity index `dof` (within the tree) of tree `tree` with n_t velocities, at
+  /// the current position q0 of that coordinate. Throws std::invalid_argument if lower >
+  /// upper, no limit is finite, or stiffness ≤ 0.
+  SapLimitConstraint(int tree, int tree_nv, int dof, double q0, const LimitParameters& parameters);
+
+  void prepare(double time_step, const Eigen::Ref<const Eigen::MatrixXd>& W_ii) override;
+  double calc(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,
+              Eigen::Ref<Eigen::MatrixXd>* G) const override;
+
+ private:
+  LimitParameters parameters_;
+  Eigen::VectorXd g0_;  ///< constraint values at q0, one per row
+};
+
+}  // namespace coulomb::solvers::sap

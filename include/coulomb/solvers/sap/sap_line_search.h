@@ -1,0 +1,53 @@
+// The SAP line search (Castro et al. §IV-B/C; digest §3.3): ℓ(α) = ℓ_p(v + α Δv) and its
+// first two derivatives in O(n) per α after one O(nnz) precomputation per Newton step, an
+// exact search (safeguarded Newton–Raphson with bisection, "rtsafe", on dℓ/dα over
+// [0, α_max]) and Armijo backtracking.
+#pragma once
+
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "coulomb/solvers/sap/sap_problem.h"
+
+namespace coulomb::solvers::sap {
+
+/// ℓ(α) along v + α Δv. Precomputes Δv_c = J Δv, Δp = A Δv, Δvᵀ Δp and Δpᵀ (v − v*); then
+///   ℓ(α)   = ℓ_A(0) + α Δpᵀ(v − v*) + ½ α² ΔvᵀΔp + Σ_i ℓ_i(v_c + α Δv_c)
+///   ℓ'(α)  = Δpᵀ(v − v*) + α ΔvᵀΔp − Δv_cᵀ γ(α)
+///   ℓ''(α) = ΔvᵀΔp + Δv_cᵀ G(α) Δv_c.
+class SapLineSearchFunction {
+ public:
+  /// v, Δv: n_v; vc = J v: num_rows. Keeps references to `problem` only.
+  SapLineSearchFunction(const SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v,
+                        const Eigen::Ref<const Eigen::VectorXd>& vc, const Eigen::Ref<const Eigen::VectorXd>& dv);
+
+  /// ℓ(α) [J].
+  double cost(double alpha) const;
+  /// ℓ'(α); when second != nullptr also ℓ''(α).
+  double derivative(double alpha, double* second = nullptr) const;
+
+ private:
+  const SapProblem& problem_;
+  Eigen::VectorXd vc_, dvc_;
+  double cost_A0_ = 0.0, r0_ = 0.0, dv_dp_ = 0.0;
+  mutable Eigen::VectorXd gamma_, vc_alpha_;
+  mutable Eigen::MatrixXd G_;
+};
+
+struct LineSearchOutcome {
+  double alpha = 0.0;
+  int iterations = 0;
+  bool descent = true;  ///< false if ℓ'(0) ≥ 0: not a descent direction
+};
+
+/// Root of ℓ'(α) on [0, alpha_max] by rtsafe; α_max when ℓ'(α_max) ≤ 0. Stops when
+/// |ℓ'(α)| ≤ f_tolerance · |ℓ'(0)| or the bracket is below machine precision.
+LineSearchOutcome exact_line_search(const SapLineSearchFunction& f, double alpha_max, double f_tolerance,
+                                    int max_iterations);
+
+/// Armijo backtracking: α = alpha_max ρᵏ for the first k with ℓ(α) < ℓ(0) + c α ℓ'(0).
+LineSearchOutcome backtracking_line_search(const SapLineSearchFunction& f, double alpha_max, double rho, double c,
+                                           int max_iterations);
+
+}  // namespace coulomb::solvers::sap

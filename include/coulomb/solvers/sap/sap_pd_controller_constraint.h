@@ -1,0 +1,45 @@
+// An implicit PD actuator with an effort limit as a SAP constraint (Castro et al. §VII;
+// Drake's SapPdControllerConstraint). With q = q₀ + δt v the actuator torque
+//   τ = clamp(Kp (q_t − q₀ − δt v) + Kd (v_t − v), −e, e)
+// is the impulse γ = δt τ of a one-row constraint with v_c = v (the joint velocity),
+// R = 1/(δt (δt Kp + Kd)), v̂ = (Kp (q_t − q₀) + Kd v_t)/(δt Kp + Kd) and the projection onto
+// the interval [−δt e, δt e].
+#pragma once
+
+#include <limits>
+
+#include "coulomb/solvers/sap/sap_constraint.h"
+
+namespace coulomb::solvers::sap {
+
+struct PdControllerParameters {
+  double kp = 0.0;  ///< [N·m/rad or N/m] ≥ 0
+  double kd = 0.0;  ///< [N·m·s/rad or N·s/m] ≥ 0, kp + kd > 0
+  double q_target = 0.0;
+  double v_target = 0.0;
+  double effort_limit = std::numeric_limits<double>::infinity();  ///< e [N·m or N] > 0
+};
+
+class SapPdControllerConstraint : public SapConstraint {
+ public:
+  /// On velocity index `dof` of tree `tree` (n_t velocities), at position q0 of that joint.
+  /// Throws std::invalid_argument for negative gains, kp + kd = 0, or effort_limit ≤ 0.
+  SapPdControllerConstraint(int tree, int tree_nv, int dof, double q0, const PdControllerParameters& parameters);
+
+  /// R and v̂ depend only on δt and the gains (W_ii is not used).
+  void prepare(double time_step, const Eigen::Ref<const Eigen::MatrixXd>& W_ii) override;
+  /// γ = clamp(y, −δt e, δt e); ℓ = ½ R y² inside, R γ_max (|y| − γ_max/2) outside.
+  double calc(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,
+              Eigen::Ref<Eigen::MatrixXd>* G) const override;
+
+  /// The actuator torque [N·m or N] for the impulse γ: γ / δt.
+  double torque(double gamma) const { return gamma / time_step_; }
+
+ private:
+  PdControllerParameters parameters_;
+  double q0_ = 0.0;
+  double time_step_ = 0.0;
+  double gamma_max_ = 0.0;
+};
+
+}  // namespace coulomb::solvers::sap

@@ -1,0 +1,82 @@
+// SapSolver: Newton's method on the unconstrained convex SAP cost with an exact (or
+// backtracking) line search (Castro et al. §IV, Algorithm 2; digest ../shared/digests/sap.md §3).
+#pragma once
+
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "coulomb/solvers/sap/sap_problem.h"
+
+namespace coulomb::solvers::sap {
+
+enum class SapLineSearch { kExact, kBacktracking };
+enum class SapLinearSolver { kAuto, kDense, kSparse };
+
+/// Solver parameters with their defaults (digest §3.3, §3.5).
+struct SapSolverParameters {
+  double abs_tolerance = 1e-14;  ///< ε_a of Eq. 26 [√J]
+  double rel_tolerance = 1e-6;   ///< ε_r of Eq. 26
+  int max_iterations = 100;
+  SapLineSearch line_search = SapLineSearch::kExact;
+  // Exact line search (rtsafe on dℓ/dα over [0, alpha_max]).
+  double exact_alpha_max = 1.5;
+  double exact_f_tolerance = 1e-8;  ///< on |dℓ/dα| / |dℓ/dα(0)|
+  int exact_max_iterations = 100;
+  // Backtracking (Armijo).
+  double armijo_alpha_max = 1.25;
+  double armijo_rho = 0.8;
+  double armijo_c = 1e-4;
+  int backtracking_max_iterations = 40;
+  /// Dense LLT below this many velocities (kAuto), supernodal sparse Cholesky at or above.
+  SapLinearSolver linear_solver = SapLinearSolver::kAuto;
+  int dense_threshold = 150;
+  /// Also stop when the cost stagnates: |Δℓ| < cost_abs_tolerance + cost_rel_tolerance·ℓ
+  /// after a step with α > 0.5 (Drake's extra criterion; 0 disables).
+  double cost_abs_tolerance = 1e-30;
+  double cost_rel_tolerance = 1e-15;
+  /// Record per-iteration costs and step sizes in the results.
+  bool record_history = false;
+};
+
+enum class SapSolverStatus {
+  kSuccess,              ///< Eq. 26 (or cost stagnation) met
+  kMaxIterations,        ///< max_iterations Newton steps without meeting Eq. 26
+  kLineSearchFailure,    ///< the search direction is not a descent direction (round-off)
+  kLinearSolverFailure,  ///< H could not be factorized
+};
+const char* to_string(SapSolverStatus status);
+
+struct SapSolverResults {
+  SapSolverStatus status = SapSolverStatus::kSuccess;
+  Eigen::VectorXd v;      ///< solution velocities (n_v); the last iterate if not converged
+  Eigen::VectorXd vc;     ///< constraint velocities J v (num_rows)
+  Eigen::VectorXd gamma;  ///< impulses γ (num_rows) [N·s]
+  int iterations = 0;               ///< Newton iterations (0: the guess already met Eq. 26)
+  int line_search_iterations = 0;   ///< summed over Newton iterations
+  double cost = 0.0;                ///< ℓ_p(v) [J]
+  double momentum_error = 0.0;      ///< e_m of Eq. 32 (dimensionless)
+  double gradient_norm = 0.0;       ///< ‖D̃ ∇ℓ_p‖ [√J], the residual of Eq. 26
+  std::vector<double> cost_history;   ///< ℓ at the guess and after each iteration (if recorded)
+  std::vector<double> alpha_history;  ///< step sizes (if recorded)
+  std::vector<double> momentum_error_history;  ///< e_m at the guess and after each iteration (if recorded)
+  bool used_sparse = false;
+};
+
+class SapSolver {
+ public:
+  explicit SapSolver(SapSolverParameters parameters = {});
+  const SapSolverParameters& parameters() const { return parameters_; }
+
+  /// Prepares every constraint of `problem` (R, v̂ from δt and the Delassus estimate
+  /// W_ii ≈ Σ_t J_it A_t⁻¹ J_itᵀ) and minimizes ℓ_p starting at `v_guess` (n_v; typically the
+  /// previous step's velocities). Never returns NaN: on failure the status says why and v is
+  /// the last finite iterate. Throws std::invalid_argument if v_guess has the wrong size or is
+  /// not finite.
+  SapSolverResults solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v_guess) const;
+
+ private:
+  SapSolverParameters parameters_;
+};
+
+}  // namespace coulomb::solvers::sap

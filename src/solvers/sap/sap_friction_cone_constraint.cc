@@ -1,0 +1,127 @@
+#include "coulomb/solvers/sap/sap_friction_cone_constraint.h"
+
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+#include <string>
+
+namespace coulomb::solvers::sap {
+
+namespace friction_cone {
+
+namespace {
+void check_mu(double mu) {
+  if (!(mu >= 0.0)) throw std::invalid_argument("friction cone: mu must be >= 0, got " + std::to_string(mu));
+}
+}  // namespace
+
+// Castro et al. Eq. 27 and digest §8 item 13: on ∂ℱ (y_r = μ y_n) the stiction formulas, on
+// ∂ℱ° (y_n = −μ̂ y_r) the sliding ones.
+FrictionConeRegion region(const Eigen::Vector3d& y, double mu, double Rt, double Rn) {
+  const double yr = y.head<2>().norm();
+  if (yr <= mu * y[2]) return FrictionConeRegion::kStiction;
+  const double mu_hat = mu * Rt / Rn;
+  if (y[2] < -mu_hat * yr) return FrictionConeRegion::kNoContact;
+  return FrictionConeRegion::kSliding;
+}
+
+Eigen::Vector3d project(const Eigen::Vector3d& y, double mu, double Rt, double Rn) {
+  check_mu(mu);
+  switch (region(y, mu, Rt, Rn)) {
+    case FrictionConeRegion::kStiction:
+      return y;
+    case FrictionConeRegion::kNoContact:
+      return Eigen::Vector3d::Zero();
+    case FrictionConeRegion::kSliding: {
+      // γ_n = (y_n + μ̂ y_r)/(1 + μ̃²), γ_t = μ γ_n t̂ (y_r > 0 in this region).
+      const double yr = y.head<2>().norm();
+      const double mu_hat = mu * Rt / Rn, mu_tilde2 = mu * mu_hat;
+      const double gn = (y[2] + mu_hat * yr) / (1.0 + mu_tilde2);
+      Eigen::Vector3d gamma;
+      gamma.head<2>() = (mu * gn / yr) * y.head<2>();
+      gamma[2] = gn;
+      return gamma;
+    }
+  }
+  return Eigen::Vector3d::Zero();
+}
+
+double cost(const Eigen::Vector3d& y, double mu, double Rt, double Rn) {
+  switch (region(y, mu, Rt, Rn)) {
+    case FrictionConeRegion::kStiction:
+      return 0.5 * (Rt * y.head<2>().squaredNorm() + Rn * y[2] * y[2]);
+    case FrictionConeRegion::kNoContact:
+      return 0.0;
+    case FrictionConeRegion::kSliding: {
+      // Eq. 35: R_n (y_n + μ̂ y_r)² / (2 (1 + μ̃²)).
+      const double mu_hat = mu * Rt / Rn;
+      const double s = y[2] + mu_hat * y.head<2>().norm();
+      return Rn * s * s / (2.0 * (1.0 + mu * mu_hat));
+    }
+  }
+  return 0.0;
+}
+
+Eigen::Matrix3d hessian(const Eigen::Vector3d& y, double mu, double Rt, double Rn) {
+  Eigen::Matrix3d G = Eigen::Matrix3d::Zero();
+  switch (region(y, mu, Rt, Rn)) {
+    case FrictionConeRegion::kStiction:
+      G.diagonal() << 1.0 / Rt, 1.0 / Rt, 1.0 / Rn;
+      break;
+    case FrictionConeRegion::kNoContact:
+      break;
+    case FrictionConeRegion::kSliding: {
+      // Digest §3.2: G = f fᵀ/(R_n(1 + μ̃²)) + (μ γ_n/(R_t y_r)) [P⊥(t̂) 0; 0 0], f = [μ t̂; 1].
+      const double yr = y.head<2>().norm();
+      const double mu_hat = mu * Rt / Rn, mu_tilde2 = mu * mu_hat;
+      const Eigen::Vector2d t = y.head<2>() / yr;
+      const double gn = (y[2] + mu_hat * yr) / (1.0 + mu_tilde2);
+      Eigen::Vector3d f;
+      f << mu * t, 1.0;
+      G = f * f.transpose() / (Rn * (1.0 + mu_tilde2));
+      G.topLeftCorner<2, 2>() += (mu * gn / (Rt * yr)) * (Eigen::Matrix2d::Identity() - t * t.transpose());
+      break;
+    }
+  }
+  return G;
+}
+
+}  // namespace friction_cone
+
+SapFrictionConeConstraint::SapFrictionConeConstraint(const FrictionConeParameters& p, int first_tree,
+                                                     Eigen::MatrixXd J_first, int second_tree,
+                                                     Eigen::MatrixXd J_second)
+    : SapConstraint(3, first_tree, std::move(J_first), second_tree, std::move(J_second)), parameters_(p) {
+  if (!(p.mu >= 0.0) || !std::isfinite(p.mu))
+    throw std::invalid_argument("contact: friction coefficient mu must be finite and >= 0, got " + std::to_string(p.mu));
+  if (!(p.stiffness > 0.0)) throw std::invalid_argument("contact: stiffness must be > 0, got " + std::to_string(p.stiffness));
+  if (!(p.dissipation_time >= 0.0) || !std::isfinite(p.dissipation_time))
+    throw std::invalid_argument("contact: dissipation_time must be finite and >= 0, got " +
+                                std::to_string(p.dissipation_time));
+  if (!std::isfinite(p.phi0)) throw std::invalid_argument("contact: signed distance phi0 is not finite");
+}
+
+void SapFrictionConeConstraint::prepare(double dt, const Eigen::Ref<const Eigen::MatrixXd>& W_ii) {
+  const FrictionConeParameters& p = parameters_;
+  const double w = delassus_scalar(W_ii);
+  const double beta = p.regularization.beta;
+  // Eq. 29: the larger of the near-rigid value and the physical compliance.
+  const double Rn_near_rigid = beta * beta / (4.0 * std::numbers::pi * std::numbers::pi) * w;
+  const double Rn_physical = 1.0 / (dt * p.stiffness * (dt + p.dissipation_time));
+  const double Rn = std::max(Rn_near_rigid, Rn_physical);
+  const double Rt = p.regularization.sigma * w;  // Eq. 30
+  R_ << Rt, Rt, Rn;
+  v_hat_ << 0.0, 0.0, -p.phi0 / (dt + p.dissipation_time);  // §V: v̂_n = −φ₀/(δt + τ_d)
+}
+
+double SapFrictionConeConstraint::calc(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,
+                                       Eigen::Ref<Eigen::MatrixXd>* G) const {
+  const double Rt = R_[0], Rn = R_[2];
+  const Eigen::Vector3d y(-vc[0] / Rt, -vc[1] / Rt, -(vc[2] - v_hat_[2]) / Rn);  // Eq. 23
+  const double mu = parameters_.mu;
+  gamma = friction_cone::project(y, mu, Rt, Rn);
+  if (G != nullptr) *G = friction_cone::hessian(y, mu, Rt, Rn);
+  return friction_cone::cost(y, mu, Rt, Rn);
+}
+
+}  // namespace coulomb::solvers::sap

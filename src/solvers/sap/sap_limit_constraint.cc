@@ -1,0 +1,66 @@
+#include "coulomb/solvers/sap/sap_limit_constraint.h"
+
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+#include <string>
+
+namespace coulomb::solvers::sap {
+
+namespace {
+
+int count_rows(const LimitParameters& p) {
+  if (p.lower > p.upper)
+    throw std::invalid_argument("limit constraint: lower " + std::to_string(p.lower) + " > upper " +
+                                std::to_string(p.upper));
+  const int n = (std::isfinite(p.lower) ? 1 : 0) + (std::isfinite(p.upper) ? 1 : 0);
+  if (n == 0) throw std::invalid_argument("limit constraint: neither limit is finite");
+  return n;
+}
+
+Eigen::MatrixXd make_jacobian(const LimitParameters& p, int tree_nv, int dof) {
+  if (dof < 0 || dof >= tree_nv) throw std::invalid_argument("limit constraint: dof out of range");
+  Eigen::MatrixXd J = Eigen::MatrixXd::Zero(count_rows(p), tree_nv);
+  int row = 0;
+  if (std::isfinite(p.lower)) J(row++, dof) = 1.0;
+  if (std::isfinite(p.upper)) J(row, dof) = -1.0;
+  return J;
+}
+
+}  // namespace
+
+SapLimitConstraint::SapLimitConstraint(int tree, int tree_nv, int dof, double q0, const LimitParameters& p)
+    : SapConstraint(count_rows(p), tree, make_jacobian(p, tree_nv, dof)), parameters_(p) {
+  if (!(p.stiffness > 0.0)) throw std::invalid_argument("limit constraint: stiffness must be > 0");
+  if (!(p.dissipation_time >= 0.0)) throw std::invalid_argument("limit constraint: dissipation_time must be >= 0");
+  g0_.resize(num_rows());
+  int row = 0;
+  if (std::isfinite(p.lower)) g0_[row++] = q0 - p.lower;
+  if (std::isfinite(p.upper)) g0_[row] = p.upper - q0;
+}
+
+void SapLimitConstraint::prepare(double dt, const Eigen::Ref<const Eigen::MatrixXd>& W_ii) {
+  const double w = W_ii.diagonal().cwiseAbs().maxCoeff();  // the rows share one coordinate
+  const double beta = parameters_.regularization.beta;
+  const double R_near_rigid = beta * beta / (4.0 * std::numbers::pi * std::numbers::pi) * w;
+  // With an infinite stiffness the near-rigid value applies, with τ_d = β δt / π (critical damping).
+  const double tau = std::isfinite(parameters_.stiffness) ? parameters_.dissipation_time : beta * dt / std::numbers::pi;
+  const double R_physical = 1.0 / (dt * parameters_.stiffness * (dt + tau));
+  R_.setConstant(std::max(R_near_rigid, R_physical));
+  v_hat_ = -g0_ / (dt + tau);
+}
+
+double SapLimitConstraint::calc(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,
+                                Eigen::Ref<Eigen::MatrixXd>* G) const {
+  double cost = 0.0;
+  if (G != nullptr) G->setZero();
+  for (int r = 0; r < num_rows(); ++r) {
+    const double y = -(vc[r] - v_hat_[r]) / R_[r];
+    gamma[r] = std::max(0.0, y);
+    cost += 0.5 * R_[r] * gamma[r] * gamma[r];
+    if (G != nullptr && y >= 0.0) (*G)(r, r) = 1.0 / R_[r];
+  }
+  return cost;
+}
+
+}  // namespace coulomb::solvers::sap

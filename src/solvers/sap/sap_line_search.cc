@@ -1,0 +1,118 @@
+#include "coulomb/solvers/sap/sap_line_search.h"
+
+#include <cmath>
+#include <limits>
+
+namespace coulomb::solvers::sap {
+
+SapLineSearchFunction::SapLineSearchFunction(const SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v,
+                                             const Eigen::Ref<const Eigen::VectorXd>& vc,
+                                             const Eigen::Ref<const Eigen::VectorXd>& dv)
+    : problem_(problem), vc_(vc), dvc_(problem.num_rows()), gamma_(problem.num_rows()), vc_alpha_(problem.num_rows()) {
+  problem.multiply_J(dv, dvc_);
+  const Eigen::VectorXd dv_minus = v - problem.v_star();
+  Eigen::VectorXd dp(problem.nv()), a_dv_minus(problem.nv());
+  problem.multiply_A(dv, dp);
+  problem.multiply_A(dv_minus, a_dv_minus);
+  cost_A0_ = 0.5 * dv_minus.dot(a_dv_minus);
+  r0_ = dp.dot(dv_minus);
+  dv_dp_ = dv.dot(dp);
+  G_.resize(3, 3);
+}
+
+double SapLineSearchFunction::cost(double alpha) const {
+  double ell = cost_A0_ + alpha * r0_ + 0.5 * alpha * alpha * dv_dp_;
+  vc_alpha_ = vc_ + alpha * dvc_;
+  for (int i = 0; i < problem_.num_constraints(); ++i) {
+    const SapConstraint& c = problem_.constraint(i);
+    const int r = problem_.row_start(i), n = c.num_rows();
+    ell += c.calc(vc_alpha_.segment(r, n), gamma_.segment(r, n), nullptr);
+  }
+  return ell;
+}
+
+double SapLineSearchFunction::derivative(double alpha, double* second) const {
+  vc_alpha_ = vc_ + alpha * dvc_;
+  double d2 = dv_dp_;
+  for (int i = 0; i < problem_.num_constraints(); ++i) {
+    const SapConstraint& c = problem_.constraint(i);
+    const int r = problem_.row_start(i), n = c.num_rows();
+    if (second != nullptr) {
+      if (G_.rows() != n) G_.resize(n, n);
+      Eigen::Ref<Eigen::MatrixXd> G_ref(G_);
+      c.calc(vc_alpha_.segment(r, n), gamma_.segment(r, n), &G_ref);
+      const auto d = dvc_.segment(r, n);
+      d2 += d.dot(G_ * d);
+    } else {
+      c.calc(vc_alpha_.segment(r, n), gamma_.segment(r, n), nullptr);
+    }
+  }
+  if (second != nullptr) *second = d2;
+  return r0_ + alpha * dv_dp_ - dvc_.dot(gamma_);
+}
+
+LineSearchOutcome exact_line_search(const SapLineSearchFunction& f, double alpha_max, double f_tolerance,
+                                    int max_iterations) {
+  LineSearchOutcome out;
+  const double d0 = f.derivative(0.0);
+  if (!(d0 < 0.0)) {
+    out.descent = false;
+    return out;
+  }
+  double d2_max = 0.0;
+  const double d_max = f.derivative(alpha_max, &d2_max);
+  out.iterations = 1;
+  if (d_max <= 0.0) {  // ℓ still decreasing at α_max: take it (digest §3.3 [ext])
+    out.alpha = alpha_max;
+    return out;
+  }
+  // rtsafe on ℓ'(α): bracket [lo, hi] with ℓ'(lo) < 0 < ℓ'(hi). First guess: the Newton step
+  // from 0 with the curvature at α_max (exact for a quadratic ℓ, giving α = 1 in stiction).
+  double lo = 0.0, hi = alpha_max;
+  double x = std::min(-d0 / d2_max, alpha_max);
+  if (!(x > 0.0)) x = 0.5 * alpha_max;
+  double dx_old = hi - lo, dx = dx_old;
+  const double tolerance = f_tolerance * std::abs(d0);
+  for (int it = 0; it < max_iterations; ++it) {
+    double d2 = 0.0;
+    const double d = f.derivative(x, &d2);
+    ++out.iterations;
+    if (std::abs(d) <= tolerance) break;
+    if (d < 0.0) lo = x; else hi = x;
+    // Newton step if it stays inside the bracket and shrinks fast enough, else bisection.
+    const bool newton_ok = d2 > 0.0 && ((x - d / d2) - lo) * ((x - d / d2) - hi) < 0.0 &&
+                           std::abs(2.0 * d) <= std::abs(dx_old * d2);
+    dx_old = dx;
+    if (newton_ok) {
+      dx = d / d2;
+      x -= dx;
+    } else {
+      dx = 0.5 * (hi - lo);
+      x = lo + dx;
+    }
+    if (hi - lo <= 4.0 * std::numeric_limits<double>::epsilon() * alpha_max) break;
+  }
+  out.alpha = x;
+  return out;
+}
+
+LineSearchOutcome backtracking_line_search(const SapLineSearchFunction& f, double alpha_max, double rho, double c,
+                                           int max_iterations) {
+  LineSearchOutcome out;
+  const double d0 = f.derivative(0.0);
+  if (!(d0 < 0.0)) {
+    out.descent = false;
+    return out;
+  }
+  const double ell0 = f.cost(0.0);
+  double alpha = alpha_max;
+  for (int it = 0; it < max_iterations; ++it) {
+    ++out.iterations;
+    if (f.cost(alpha) < ell0 + c * alpha * d0) break;
+    alpha *= rho;
+  }
+  out.alpha = alpha;
+  return out;
+}
+
+}  // namespace coulomb::solvers::sap

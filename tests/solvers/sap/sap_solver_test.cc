@@ -1,0 +1,223 @@
+// SapSolver (digest §7 tests 7–14): monotone cost, global convergence from a cold start,
+// quadratic tail, certificate e_m ≤ ε_r, strong duality, warm start, one-iteration convergence
+// in pure stiction, sparse = dense; and the other constraint types against closed forms.
+#include "coulomb/solvers/sap/sap_solver.h"
+
+#include <gtest/gtest.h>
+
+#include <Eigen/Cholesky>
+
+#include "coulomb/solvers/sap/sap_coupler_constraint.h"
+#include "coulomb/solvers/sap/sap_friction_cone_constraint.h"
+#include "coulomb/solvers/sap/sap_limit_constraint.h"
+#include "coulomb/solvers/sap/sap_pd_controller_constraint.h"
+#include "solvers/sap/sap_test_problems.h"
+
+namespace coulomb::solvers::sap {
+namespace {
+
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+
+SapSolverParameters tight(double rel_tolerance = 1e-8) {
+  SapSolverParameters p;
+  p.rel_tolerance = rel_tolerance;
+  p.record_history = true;
+  return p;
+}
+
+// Tests 7, 8, 10: from a cold start every random near-rigid problem converges, monotonically,
+// with e_m ≤ ε_r.
+TEST(SapSolverTest, ConvergesMonotonicallyFromColdStart) {
+  std::mt19937 rng(91);
+  std::uniform_int_distribution<int> nv_dist(30, 70), nc_dist(20, 100);
+  int total_iterations = 0, worst = 0;
+  const int trials = 40;
+  for (int trial = 0; trial < trials; ++trial) {
+    auto problem = testing::random_sap_problem(rng, nv_dist(rng), nc_dist(rng));
+    const SapSolverResults r = SapSolver(tight()).solve(*problem, VectorXd::Zero(problem->nv()));
+    ASSERT_EQ(r.status, SapSolverStatus::kSuccess) << "trial " << trial;
+    EXPECT_LE(r.momentum_error, 1e-8);
+    EXPECT_TRUE(r.v.allFinite());
+    for (size_t k = 1; k < r.cost_history.size(); ++k)
+      EXPECT_LE(r.cost_history[k],
+                r.cost_history[k - 1] + 1000 * 2.2e-16 * std::max(1.0, std::abs(r.cost_history[k - 1])))
+          << "trial " << trial << " iteration " << k;
+    total_iterations += r.iterations;
+    worst = std::max(worst, r.iterations);
+  }
+  EXPECT_LT(worst, 100);
+  RecordProperty("mean_iterations", std::to_string(double(total_iterations) / trials));
+  RecordProperty("worst_iterations", std::to_string(worst));
+  EXPECT_LT(double(total_iterations) / trials, 30.0);
+}
+
+// Test 9: quadratic tail. Once the contact modes settle, Newton's method with α = 1 squares the
+// (dimensionless) momentum error e_m each iteration: e_{m+1} ≲ e_m². Checked on the last step
+// that starts above 1e-7 (round-off floor ~1e-14).
+TEST(SapSolverTest, QuadraticTail) {
+  std::mt19937 rng(92);
+  for (int trial = 0; trial < 10; ++trial) {
+    auto problem = testing::random_sap_problem(rng, 40, 40);
+    const SapSolverResults r = SapSolver(tight(1e-13)).solve(*problem, VectorXd::Zero(problem->nv()));
+    ASSERT_EQ(r.status, SapSolverStatus::kSuccess);
+    const std::vector<double>& e = r.momentum_error_history;
+    std::string seq;
+    for (double x : e) seq += " " + std::to_string(std::log10(x));
+    int k = -1;
+    for (int i = 0; i + 1 < static_cast<int>(e.size()); ++i)
+      if (e[i] > 1e-7) k = i;
+    ASSERT_GE(k, 0);
+    EXPECT_LE(e[k + 1], 10.0 * e[k] * e[k] + 1e-13) << "trial " << trial << ", log10 e_m:" << seq;
+    EXPECT_NEAR(r.alpha_history[k], 1.0, 1e-3) << "trial " << trial;  // full Newton steps (α − 1 = O(e_m))
+  }
+}
+
+// Test 11: strong duality ℓ_p(v*) = −ℓ_d(γ*), ℓ_d(γ) = ½γᵀ(W + R)γ + rᵀγ, W = J A⁻¹ Jᵀ,
+// r = J v* − v̂ (Castro et al. Eq. 22).
+TEST(SapSolverTest, StrongDuality) {
+  std::mt19937 rng(93);
+  for (int trial = 0; trial < 10; ++trial) {
+    auto problem = testing::random_sap_problem(rng, 35, 30);
+    const SapSolverResults r = SapSolver(tight(1e-12)).solve(*problem, VectorXd::Zero(problem->nv()));
+    ASSERT_EQ(r.status, SapSolverStatus::kSuccess);
+    const MatrixXd J = problem->dense_J(), A = problem->dense_A();
+    const MatrixXd W = J * A.llt().solve(J.transpose());
+    VectorXd R(problem->num_rows()), v_hat(problem->num_rows());
+    for (int i = 0; i < problem->num_constraints(); ++i) {
+      R.segment(problem->row_start(i), 3) = problem->constraint(i).R();
+      v_hat.segment(problem->row_start(i), 3) = problem->constraint(i).v_hat();
+    }
+    const VectorXd& g = r.gamma;
+    const double ell_d = 0.5 * g.dot((W + MatrixXd(R.asDiagonal())) * g) + (J * problem->v_star() - v_hat).dot(g);
+    EXPECT_NEAR(r.cost + ell_d, 0.0, 1e-9 * std::abs(r.cost)) << "trial " << trial;
+    // Momentum balance A(v − v*) = Jᵀγ at the solution.
+    EXPECT_LT((A * (r.v - problem->v_star()) - J.transpose() * g).norm(), 1e-9 * (A * r.v).norm());
+  }
+}
+
+// Test 12: re-solving from the solution takes 0 Newton iterations.
+TEST(SapSolverTest, WarmStartResolvesInZeroIterations) {
+  std::mt19937 rng(94);
+  auto problem = testing::random_sap_problem(rng, 40, 40);
+  const SapSolverResults first = SapSolver(tight()).solve(*problem, VectorXd::Zero(problem->nv()));
+  ASSERT_EQ(first.status, SapSolverStatus::kSuccess);
+  EXPECT_GT(first.iterations, 0);
+  const SapSolverResults again = SapSolver(tight()).solve(*problem, first.v);
+  EXPECT_EQ(again.iterations, 0);
+  EXPECT_EQ(again.status, SapSolverStatus::kSuccess);
+}
+
+// Test 13: every contact in stiction at the guess and at the solution: ℓ is quadratic there and
+// SAP converges in exactly one Newton iteration with α = 1.
+TEST(SapSolverTest, PureStictionConvergesInOneIteration) {
+  std::mt19937 rng(95);
+  std::vector<MatrixXd> A = {testing::random_spd(rng, 6), testing::random_spd(rng, 6)};
+  auto problem = std::make_unique<SapProblem>(0.01, A, VectorXd::Zero(12));
+  for (int i = 0; i < 4; ++i) {
+    FrictionConeParameters p{10.0, 1e5, 0.01, -0.01, {}};  // deep, sticky, static
+    problem->add_constraint(std::make_unique<SapFrictionConeConstraint>(p, i % 2, 0.1 * testing::random_spd(rng, 6).topRows(3)));
+  }
+  const SapSolverResults r = SapSolver(tight(1e-12)).solve(*problem, VectorXd::Zero(12));
+  ASSERT_EQ(r.status, SapSolverStatus::kSuccess);
+  EXPECT_EQ(r.iterations, 1);
+  ASSERT_EQ(r.alpha_history.size(), 1u);
+  EXPECT_NEAR(r.alpha_history[0], 1.0, 1e-12);
+  for (int i = 0; i < problem->num_constraints(); ++i) {
+    const auto& c = problem->constraint(i);
+    const Eigen::Vector3d vc = r.vc.segment<3>(3 * i);
+    const Eigen::Vector3d y(-vc[0] / c.R()[0], -vc[1] / c.R()[1], -(vc[2] - c.v_hat()[2]) / c.R()[2]);
+    EXPECT_EQ(friction_cone::region(y, 10.0, c.R()[0], c.R()[2]), FrictionConeRegion::kStiction);
+  }
+}
+
+// Test 14: the supernodal sparse Cholesky path gives the dense path's solution.
+TEST(SapSolverTest, SparseEqualsDense) {
+  std::mt19937 rng(96);
+  for (int trial = 0; trial < 5; ++trial) {
+    auto problem = testing::random_sap_problem(rng, 60, 50);
+    SapSolverParameters dense = tight(1e-10), sparse = tight(1e-10);
+    dense.linear_solver = SapLinearSolver::kDense;
+    sparse.linear_solver = SapLinearSolver::kSparse;
+    const SapSolverResults a = SapSolver(dense).solve(*problem, VectorXd::Zero(problem->nv()));
+    const SapSolverResults b = SapSolver(sparse).solve(*problem, VectorXd::Zero(problem->nv()));
+    EXPECT_FALSE(a.used_sparse);
+    EXPECT_TRUE(b.used_sparse);
+    ASSERT_EQ(b.status, SapSolverStatus::kSuccess);
+    EXPECT_LT((a.v - b.v).norm(), 1e-9 * std::max(1.0, a.v.norm()));
+  }
+}
+
+TEST(SapSolverTest, BacktrackingAlsoConverges) {
+  std::mt19937 rng(97);
+  auto problem = testing::random_sap_problem(rng, 40, 30);
+  SapSolverParameters p = tight();
+  p.line_search = SapLineSearch::kBacktracking;
+  const SapSolverResults r = SapSolver(p).solve(*problem, VectorXd::Zero(problem->nv()));
+  EXPECT_EQ(r.status, SapSolverStatus::kSuccess);
+  const SapSolverResults exact = SapSolver(tight()).solve(*problem, VectorXd::Zero(problem->nv()));
+  EXPECT_LT((r.v - exact.v).norm(), 1e-6 * std::max(1.0, exact.v.norm()));
+}
+
+TEST(SapSolverTest, RejectsBadGuess) {
+  std::mt19937 rng(98);
+  auto problem = testing::random_sap_problem(rng, 10, 5);
+  EXPECT_THROW(SapSolver().solve(*problem, VectorXd::Zero(3)), std::invalid_argument);
+  VectorXd nan_guess = VectorXd::Zero(problem->nv());
+  nan_guess[0] = std::nan("");
+  EXPECT_THROW(SapSolver().solve(*problem, nan_guess), std::invalid_argument);
+}
+
+// One joint of inertia m driven by the implicit PD actuator: m (v − v*) = δt τ(v) with
+// τ = Kp (q_t − q₀ − δt v) + Kd (v_t − v), clamped to ±e.
+TEST(SapConstraintsTest, PdControllerMatchesImplicitClosedForm) {
+  const double m = 0.8, dt = 0.01, v_star = 0.3, q0 = 0.1;
+  PdControllerParameters pd{200.0, 5.0, 0.6, 0.0, 1e9};
+  auto solve = [&](const PdControllerParameters& p) {
+    SapProblem problem(dt, {MatrixXd::Constant(1, 1, m)}, VectorXd::Constant(1, v_star));
+    problem.add_constraint(std::make_unique<SapPdControllerConstraint>(0, 1, 0, q0, p));
+    return SapSolver(tight(1e-12)).solve(problem, VectorXd::Zero(1));
+  };
+  const double expected = (m * v_star + dt * (pd.kp * (pd.q_target - q0) + pd.kd * pd.v_target)) /
+                          (m + dt * (dt * pd.kp + pd.kd));
+  EXPECT_NEAR(solve(pd).v[0], expected, 1e-12);
+  // With an effort limit below the unclamped torque: v = v* + δt e / m.
+  pd.effort_limit = 2.0;
+  EXPECT_NEAR(solve(pd).v[0], v_star + dt * 2.0 / m, 1e-12);
+}
+
+// A joint pushed into its lower limit stops there (near-rigid), and one moving away is free.
+TEST(SapConstraintsTest, LimitStopsMotionIntoTheLimit) {
+  const double m = 1.0, dt = 0.01;
+  LimitParameters lim;
+  lim.lower = 0.0;
+  lim.upper = 1.0;
+  auto solve = [&](double q0, double v_star) {
+    SapProblem problem(dt, {MatrixXd::Constant(1, 1, m)}, VectorXd::Constant(1, v_star));
+    problem.add_constraint(std::make_unique<SapLimitConstraint>(0, 1, 0, q0, lim));
+    return SapSolver(tight(1e-12)).solve(problem, VectorXd::Zero(1));
+  };
+  // At the limit, pushed in at 1 m/s: the velocity after the step is (close to) zero: the
+  // near-rigid regularization allows v ≈ −v*·R/(R + w) with R = w/(4π²).
+  const SapSolverResults r = solve(0.0, -1.0);
+  EXPECT_NEAR(r.v[0], -1.0 * (1.0 / (4 * M_PI * M_PI)) / (1 + 1.0 / (4 * M_PI * M_PI)), 1e-10);
+  // Far from the limits, moving away: unconstrained.
+  EXPECT_NEAR(solve(0.5, 0.7).v[0], 0.7, 1e-12);
+}
+
+// Coupler q_0 = 2 q_1 (near-rigid) from a consistent state.
+TEST(SapConstraintsTest, CouplerTiesTwoCoordinates) {
+  const double dt = 0.01;
+  SapProblem problem(dt, {MatrixXd::Identity(2, 2)}, (VectorXd(2) << 1.0, 0.0).finished());
+  problem.add_constraint(std::make_unique<SapCouplerConstraint>(0, 2, 0, 1, 0.2, 0.1, CouplerParameters{2.0, 0.0, {}}));
+  const SapSolverResults r = SapSolver(tight(1e-12)).solve(problem, VectorXd::Zero(2));
+  // Momentum: v_0 − 1 = γ, v_1 = −2γ; constraint (regularized): |v_0 − 2 v_1| small.
+  EXPECT_NEAR(r.v[0] - 1.0, r.gamma[0], 1e-12);
+  EXPECT_NEAR(r.v[1], -2.0 * r.gamma[0], 1e-12);
+  // Regularized: the violation rate is the fraction R/(W + R) = 1/(4π² + 1) of the free one
+  // (W = 1 + ρ² = 5, R = W/(4π²), v̂ = 0 since g₀ = 0).
+  EXPECT_NEAR(r.v[0] - 2.0 * r.v[1], 1.0 / (4 * M_PI * M_PI + 1), 1e-10);
+}
+
+}  // namespace
+}  // namespace coulomb::solvers::sap
