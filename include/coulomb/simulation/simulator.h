@@ -1,0 +1,119 @@
+// Simulator: SAP forward simulation with the θ-method two-stage time stepping of Castro,
+// Permenter, Han (§II-C/D, Algorithm 1; digest ../shared/digests/sap.md §2.3–2.4).
+//
+// One step from (q₀, v₀):
+//  0. Contacts gathered once at q₀ (with the collision margin) and their Jacobian J(q₀).
+//  1. Free motion: v* solves m(v) = M(q^θ)(v − v₀) − δt k(q^θ, v^θ) = 0 (Eq. 14) by Newton
+//     iterations with the SPD Jacobian approximation A = M + δt²θθ_vq K + δtθ D (Eq. 15, with the
+//     digest's resolution of the K typo, §8 item 2: K = −∂k₁/∂q N). k = k₁ + k₂ with k₁ the joint
+//     springs and dampers and k₂ = −(C v + ∂V/∂q). Explicit schemes (θ = 0) need one solve.
+//  2. Contact: v = argmin ℓ_p(v) with SAP (Eq. 24), A blocks per tree, constraints: frictional
+//     contacts at q₀, joint limits, PD actuators; warm-started from v₀.
+//  3. Positions: q = q₀ ⊕ δt v^{θ_vq} on the configuration manifold (Eq. 11–12).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "coulomb/contact/contact_jacobian.h"
+#include "coulomb/contact/contact_set.h"
+#include "coulomb/geometry/collision_world.h"
+#include "coulomb/io/scene_loader.h"
+#include "coulomb/multibody/workspace.h"
+#include "coulomb/solvers/sap/sap_solver.h"
+
+namespace coulomb::simulation {
+
+/// Named θ-method schemes (digest §2.3): implicit Euler θ = θ_vq = 1; symplectic Euler θ = 0,
+/// θ_vq = 1; midpoint θ = θ_vq = ½.
+enum class Integrator { kImplicitEuler, kSymplecticEuler, kMidpoint };
+/// "implicit-euler", "symplectic-euler", "midpoint".
+const char* to_string(Integrator integrator);
+/// Parses the names above; throws std::invalid_argument naming the value otherwise.
+Integrator parse_integrator(const std::string& name);
+struct Theta {
+  double theta = 1.0, theta_vq = 1.0;
+};
+Theta theta_of(Integrator integrator);
+
+struct SimulatorParameters {
+  double time_step = 0.01;  ///< δt [s] > 0
+  Integrator integrator = Integrator::kImplicitEuler;
+  solvers::sap::SapSolverParameters sap;            ///< SAP tolerances, line search, linear solver
+  solvers::sap::SapRegularization regularization;   ///< β, σ for contacts and limits
+  int free_motion_max_iterations = 30;   ///< stage-1 Newton iterations (implicit schemes)
+  double free_motion_tolerance = 1e-12;  ///< on ‖Δv‖ / max(1, ‖v*‖)
+  bool joint_limits = true;              ///< add SAP limit constraints for finite joint limits
+};
+
+/// What one step did.
+struct StepStats {
+  double time = 0.0;                 ///< simulated time at the end of the step [s]
+  int solver_iterations = 0;         ///< SAP Newton iterations
+  int line_search_iterations = 0;    ///< SAP line-search iterations
+  int free_motion_iterations = 0;    ///< stage-1 iterations
+  int contacts = 0;                  ///< contact points at the start of the step
+  double momentum_error = 0.0;       ///< SAP's e_m (Eq. 32)
+  double max_penetration = 0.0;      ///< max(0, −min φ) over the step's contacts [m]
+  double energy = 0.0;               ///< kinetic + gravitational + spring energy at the end [J]
+  double wall_time = 0.0;            ///< [s]
+  solvers::sap::SapSolverStatus status = solvers::sap::SapSolverStatus::kSuccess;
+};
+
+class Simulator {
+ public:
+  /// Takes ownership of the scene. Throws std::invalid_argument for δt ≤ 0 or a non-finite
+  /// initial state (naming the coordinate).
+  Simulator(io::Scene scene, SimulatorParameters parameters);
+
+  const io::Scene& scene() const { return scene_; }
+  const multibody::Model& model() const { return scene_.model; }
+  const SimulatorParameters& parameters() const { return parameters_; }
+  const geometry::CollisionWorld& collision_world() const { return world_; }
+
+  double time() const { return time_; }
+  const Eigen::VectorXd& q() const { return q_; }
+  const Eigen::VectorXd& v() const { return v_; }
+  /// Replaces the state (validated like the constructor).
+  void set_state(const Eigen::VectorXd& q, const Eigen::VectorXd& v);
+
+  /// Advances one time step. Never produces NaN: a step whose SAP solve does not converge keeps
+  /// SAP's last (finite) iterate and reports the status; a non-finite state throws
+  /// std::runtime_error naming the time.
+  const StepStats& step();
+  const StepStats& last_step() const { return stats_; }
+
+  /// Contacts gathered at the start of the last step and their impulses γ (3 per contact,
+  /// contact frame [t1, t2, n], N·s).
+  const contact::ContactSet& contacts() const { return contacts_; }
+  const Eigen::VectorXd& contact_impulses() const { return contact_impulses_; }
+
+  /// Kinetic + gravitational potential + joint-spring energy at (q, v) [J].
+  double energy(const Eigen::VectorXd& q, const Eigen::VectorXd& v);
+
+ private:
+  void free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0, Eigen::VectorXd& v_star);
+
+  io::Scene scene_;
+  SimulatorParameters parameters_;
+  Theta theta_;
+  geometry::CollisionWorld world_;
+  multibody::Workspace ws_;
+  std::vector<contact::TreeRange> trees_;
+  std::vector<int> tree_of_root_;  ///< body index → tree index (−1 if none)
+  Eigen::VectorXd q_, v_;
+  double time_ = 0.0;
+  Eigen::VectorXd damping_;    ///< per velocity: URDF joint damping + spring damping (D diagonal)
+  Eigen::VectorXd stiffness_;  ///< per velocity: spring stiffness (K diagonal, 1-dof joints)
+  Eigen::VectorXd rest_;       ///< per velocity: spring rest position
+  Eigen::MatrixXd A_;          ///< stage-1 A at q^θ(v*)
+  contact::ContactSet contacts_;
+  contact::ContactJacobian Jc_;
+  Eigen::VectorXd contact_impulses_;
+  StepStats stats_;
+  solvers::sap::SapSolver solver_;
+};
+
+}  // namespace coulomb::simulation

@@ -1,0 +1,241 @@
+#include "coulomb/simulation/simulator.h"
+
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+
+#include <Eigen/Cholesky>
+
+#include "coulomb/multibody/configuration.h"
+#include "coulomb/multibody/crba.h"
+#include "coulomb/multibody/energy.h"
+#include "coulomb/multibody/forward_kinematics.h"
+#include "coulomb/multibody/rnea.h"
+#include "coulomb/solvers/sap/sap_friction_cone_constraint.h"
+#include "coulomb/solvers/sap/sap_limit_constraint.h"
+#include "coulomb/solvers/sap/sap_pd_controller_constraint.h"
+
+namespace coulomb::simulation {
+
+namespace sap = solvers::sap;
+
+const char* to_string(Integrator integrator) {
+  switch (integrator) {
+    case Integrator::kImplicitEuler: return "implicit-euler";
+    case Integrator::kSymplecticEuler: return "symplectic-euler";
+    case Integrator::kMidpoint: return "midpoint";
+  }
+  return "unknown";
+}
+
+Integrator parse_integrator(const std::string& name) {
+  if (name == "implicit-euler") return Integrator::kImplicitEuler;
+  if (name == "symplectic-euler") return Integrator::kSymplecticEuler;
+  if (name == "midpoint") return Integrator::kMidpoint;
+  throw std::invalid_argument("unknown integrator '" + name + "' (expected implicit-euler, symplectic-euler or midpoint)");
+}
+
+Theta theta_of(Integrator integrator) {
+  switch (integrator) {
+    case Integrator::kImplicitEuler: return {1.0, 1.0};
+    case Integrator::kSymplecticEuler: return {0.0, 1.0};
+    case Integrator::kMidpoint: return {0.5, 0.5};
+  }
+  return {};
+}
+
+Simulator::Simulator(io::Scene scene, SimulatorParameters parameters)
+    : scene_(std::move(scene)),
+      parameters_(parameters),
+      theta_(theta_of(parameters.integrator)),
+      world_(scene_.model, scene_.geometries, scene_.collision),
+      ws_(scene_.model),
+      solver_(parameters.sap) {
+  const multibody::Model& model = scene_.model;
+  if (!(parameters_.time_step > 0.0) || !std::isfinite(parameters_.time_step))
+    throw std::invalid_argument("simulator: time step must be > 0, got " + std::to_string(parameters_.time_step));
+  model.check_configuration(scene_.q0);
+  model.check_velocity(scene_.v0, "v0");
+  q_ = scene_.q0;
+  v_ = scene_.v0;
+  trees_ = contact::tree_ranges(model);
+  tree_of_root_.assign(model.num_bodies(), -1);
+  for (size_t t = 0; t < trees_.size(); ++t) tree_of_root_[trees_[t].root] = static_cast<int>(t);
+  damping_ = model.damping();
+  stiffness_ = Eigen::VectorXd::Zero(model.nv());
+  rest_ = Eigen::VectorXd::Zero(model.nv());
+  for (const io::JointSpring& s : scene_.springs) {
+    stiffness_[s.v_index] += s.stiffness;
+    damping_[s.v_index] += s.damping;
+    rest_[s.v_index] = s.rest_position;
+  }
+  contact_impulses_.resize(0);
+}
+
+void Simulator::set_state(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  scene_.model.check_configuration(q);
+  scene_.model.check_velocity(v);
+  q_ = q;
+  v_ = v;
+}
+
+double Simulator::energy(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  const multibody::Model& model = scene_.model;
+  double E = multibody::kinetic_energy(model, ws_, q, v) + multibody::potential_energy(model, ws_, q);
+  for (const io::JointSpring& s : scene_.springs) {
+    const double x = q[s.q_index] - s.rest_position;
+    E += 0.5 * s.stiffness * x * x;
+  }
+  return E;
+}
+
+// Stage 1 (Eq. 14): Newton iterations on m(v) = M(q^θ)(v − v₀) − δt k(q^θ, v^θ) with the SPD
+// approximation A of ∂m/∂v (Eq. 15). Leaves A_ evaluated at q^θ(v*).
+void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0, Eigen::VectorXd& v_star) {
+  const multibody::Model& model = scene_.model;
+  const double dt = parameters_.time_step, th = theta_.theta, thvq = theta_.theta_vq;
+  const int nv = model.nv();
+  Eigen::VectorXd q_theta(model.nq()), v_theta(nv), v_thvq(nv), k1(nv), m(nv);
+  v_star = v0;
+  stats_.free_motion_iterations = 0;
+  const int max_iterations = th == 0.0 ? 1 : parameters_.free_motion_max_iterations;
+  for (int it = 0; it < max_iterations; ++it) {
+    v_thvq = thvq * v_star + (1.0 - thvq) * v0;
+    multibody::integrate(model, q0, v_thvq, th * dt, q_theta);  // q^θ = q₀ ⊕ θ δt v^{θ_vq}
+    v_theta = th * v_star + (1.0 - th) * v0;
+    const Eigen::MatrixXd& M = multibody::crba(model, ws_, q_theta);
+    A_ = M;
+    A_.diagonal() += dt * dt * th * thvq * stiffness_ + dt * th * damping_;
+    const Eigen::VectorXd& b = multibody::bias_forces(model, ws_, q_theta, v_theta);
+    k1 = -damping_.cwiseProduct(v_theta);
+    for (const io::JointSpring& s : scene_.springs)
+      k1[s.v_index] -= s.stiffness * (q_theta[s.q_index] - s.rest_position);
+    m = M * (v_star - v0) - dt * (k1 - b);
+    const Eigen::VectorXd dv = -A_.llt().solve(m);
+    v_star += dv;
+    ++stats_.free_motion_iterations;
+    if (dv.norm() <= parameters_.free_motion_tolerance * std::max(1.0, v_star.norm())) break;
+  }
+  if (th != 0.0) {
+    // A at the converged v* (digest §2.4: evaluated once, at v*).
+    v_thvq = thvq * v_star + (1.0 - thvq) * v0;
+    multibody::integrate(model, q0, v_thvq, th * dt, q_theta);
+    A_ = multibody::crba(model, ws_, q_theta);
+    A_.diagonal() += dt * dt * th * thvq * stiffness_ + dt * th * damping_;
+  }
+}
+
+const StepStats& Simulator::step() {
+  const auto start = std::chrono::steady_clock::now();
+  const multibody::Model& model = scene_.model;
+  const double dt = parameters_.time_step;
+  const int nv = model.nv();
+  const Eigen::VectorXd q0 = q_, v0 = v_;
+  stats_ = StepStats();
+
+  // 0. Contacts at q₀.
+  multibody::forward_kinematics(model, ws_, q0);
+  world_.update_poses(ws_);
+  contact::gather_contacts(world_, scene_.contact, contacts_);
+  contact::contact_jacobian(model, ws_, contacts_, Jc_);
+  stats_.contacts = contacts_.size();
+  for (const contact::Contact& c : contacts_.contacts) stats_.max_penetration = std::max(stats_.max_penetration, -c.phi);
+
+  if (nv == 0) {
+    time_ += dt;
+    stats_.time = time_;
+    return stats_;
+  }
+
+  // 1. Free motion.
+  Eigen::VectorXd v_star;
+  free_motion(q0, v0, v_star);
+
+  // 2. Contact problem.
+  std::vector<Eigen::MatrixXd> A_blocks;
+  for (const contact::TreeRange& t : trees_) A_blocks.push_back(A_.block(t.v_start, t.v_start, t.nv, t.nv));
+  sap::SapProblem problem(dt, std::move(A_blocks), v_star);
+  // Frictional contacts: the Jacobian blocks of contact i come consecutively, in tree order.
+  std::vector<int> first_constraint_of_contact(contacts_.size(), -1);
+  for (size_t k = 0; k < Jc_.blocks.size();) {
+    const contact::ContactJacobian::Block& b0 = Jc_.blocks[k];
+    const contact::Contact& c = contacts_.contacts[b0.contact];
+    sap::FrictionConeParameters p;
+    p.mu = c.material.mu;
+    p.stiffness = c.material.stiffness;
+    p.dissipation_time = c.material.dissipation_time;
+    p.phi0 = c.phi;
+    p.regularization = parameters_.regularization;
+    const int t0 = tree_of_root_[b0.tree];
+    int index;
+    if (k + 1 < Jc_.blocks.size() && Jc_.blocks[k + 1].contact == b0.contact) {
+      const contact::ContactJacobian::Block& b1 = Jc_.blocks[k + 1];
+      index = problem.add_constraint(
+          std::make_unique<sap::SapFrictionConeConstraint>(p, t0, b0.J, tree_of_root_[b1.tree], b1.J));
+      k += 2;
+    } else {
+      index = problem.add_constraint(std::make_unique<sap::SapFrictionConeConstraint>(p, t0, b0.J));
+      k += 1;
+    }
+    first_constraint_of_contact[b0.contact] = index;
+  }
+  // Joint limits and PD actuators on 1-dof joints.
+  auto tree_of_velocity = [&](int v_index, int& local) {
+    for (size_t t = 0; t < trees_.size(); ++t)
+      if (v_index >= trees_[t].v_start && v_index < trees_[t].v_start + trees_[t].nv) {
+        local = v_index - trees_[t].v_start;
+        return static_cast<int>(t);
+      }
+    return -1;
+  };
+  if (parameters_.joint_limits) {
+    for (int b = 1; b < model.num_bodies(); ++b) {
+      const multibody::Joint& j = model.body(b).joint;
+      if (j.nv != 1 || !(j.limits.lower < j.limits.upper)) continue;
+      if (!std::isfinite(j.limits.lower) && !std::isfinite(j.limits.upper)) continue;
+      int local = 0;
+      const int t = tree_of_velocity(j.v_index, local);
+      sap::LimitParameters lp;
+      lp.lower = j.limits.lower;
+      lp.upper = j.limits.upper;
+      lp.regularization = parameters_.regularization;
+      problem.add_constraint(std::make_unique<sap::SapLimitConstraint>(t, trees_[t].nv, local, q0[j.q_index], lp));
+    }
+  }
+  for (const io::Actuator& a : scene_.actuators) {
+    int local = 0;
+    const int t = tree_of_velocity(a.v_index, local);
+    sap::PdControllerParameters pd{a.kp, a.kd, a.q_target, a.v_target, a.effort_limit};
+    problem.add_constraint(std::make_unique<sap::SapPdControllerConstraint>(t, trees_[t].nv, local, q0[a.q_index], pd));
+  }
+
+  Eigen::VectorXd v = v_star;
+  contact_impulses_ = Eigen::VectorXd::Zero(3 * contacts_.size());
+  if (problem.num_constraints() > 0) {
+    const sap::SapSolverResults r = solver_.solve(problem, v0);
+    stats_.status = r.status;
+    stats_.solver_iterations = r.iterations;
+    stats_.line_search_iterations = r.line_search_iterations;
+    stats_.momentum_error = r.momentum_error;
+    v = r.v;
+    for (int i = 0; i < contacts_.size(); ++i) {
+      const int ci = first_constraint_of_contact[i];
+      if (ci >= 0) contact_impulses_.segment<3>(3 * i) = r.gamma.segment<3>(problem.row_start(ci));
+    }
+  }
+
+  // 3. Positions on the manifold: q = q₀ ⊕ δt v^{θ_vq}.
+  const Eigen::VectorXd v_thvq = theta_.theta_vq * v + (1.0 - theta_.theta_vq) * v0;
+  multibody::integrate(model, q0, v_thvq, dt, q_);
+  v_ = v;
+  time_ += dt;
+  if (!q_.allFinite() || !v_.allFinite())
+    throw std::runtime_error("simulator: the state became non-finite at t = " + std::to_string(time_) + " s");
+  stats_.time = time_;
+  stats_.energy = energy(q_, v_);
+  stats_.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return stats_;
+}
+
+}  // namespace coulomb::simulation
