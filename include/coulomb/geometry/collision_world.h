@@ -59,6 +59,10 @@ class CollisionWorld {
   /// Takes the geometries (validated: throws std::invalid_argument naming the geometry).
   /// Pairs on the same body, and pairs on a parent and a child body joined by a joint, never
   /// collide. Geometry on the world (body 0) never collides with other world geometry.
+  /// Also throws std::invalid_argument for a duplicate non-empty name, a body index outside
+  /// [0, model.num_bodies()), an X_BG that is not a finite rotation + translation, or a
+  /// negative or non-finite options.margin. Keeps no reference to `model`. Until the first
+  /// update_poses() every body is taken to be at the identity pose.
   CollisionWorld(const multibody::Model& model, std::vector<Geometry> geometries, CollisionOptions options = {});
   ~CollisionWorld();
   CollisionWorld(CollisionWorld&&) noexcept;
@@ -68,19 +72,30 @@ class CollisionWorld {
   const CollisionOptions& options() const { return options_; }
 
   /// Moves every geometry to the body poses in ws.X_WB (call forward_kinematics first) and
-  /// refreshes the broadphase.
+  /// refreshes the broadphase, whose boxes are the geometries' world bounding boxes grown by
+  /// options().margin. Throws std::invalid_argument if ws.X_WB lacks a geometry's body.
   void update_poses(const multibody::Workspace& ws);
 
-  /// Pose of geometry g in the world after the last update_poses().
+  /// Pose X_WG of geometry g in the world after the last update_poses(). Throws
+  /// std::out_of_range for a bad index.
   const math::Transform& pose(int g) const;
 
   /// All contact points with φ ≤ margin at the current poses, sorted by (geometry_a,
   /// geometry_b) and then by point coordinates, so that runs are reproducible. Face contacts
   /// (box–plane, box–box, cylinder flat face–plane, …) give a manifold of ≥ 4 points at the
   /// corners of the clipped contact polygon. `out` is cleared first.
+  /// The manifold rules per shape pair are in docs/geometry.md. Each pair is evaluated with its
+  /// two geometries in name order (then n_W is flipped if needed), so the points of a pair do
+  /// not depend on the order in which geometries were listed. Half-space–half-space pairs are
+  /// never reported. Uses scratch buffers inside the world: do not call concurrently on one
+  /// CollisionWorld.
   void compute_contacts(std::vector<ContactPoint>& out) const;
 
-  /// Whether geometries a and b may collide (filters above).
+  /// Whether geometries a and b may collide (filters above). In detail: false if a == b; if
+  /// the group/mask test fails; if both are on the same body (including world–world); if one
+  /// body is the other's parent and the joint between them is not a floating joint (a free
+  /// body still collides with the world); if both have the same robot id ≥ 0 and not both have
+  /// self_collision set. Throws std::out_of_range for a bad index.
   bool can_collide(int a, int b) const;
 
  private:

@@ -39,12 +39,21 @@ struct Shape {
 
   /// Throws std::invalid_argument naming the field if a dimension is ≤ 0 or not finite, or a
   /// mesh is empty. `context` prefixes the message (e.g. "scene.yaml: body 'ball' shape 0").
+  /// A convex mesh must also have ≥ 4 vertices and ≥ 4 triangles, finite vertices, triangle
+  /// indices in [0, vertices.size()) and a positive enclosed volume (closed, outward-facing
+  /// triangles); the message then names the vertex, triangle entry or volume, and mesh_file.
+  /// Fields that the type does not use are not checked.
   void validate(const std::string& context) const;
 
-  /// Volume [m³]; infinite for a half-space.
+  /// Volume [m³]; infinite for a half-space. A convex mesh's volume is the signed-tetrahedron
+  /// sum over its triangles (call validate() first).
   double volume() const;
-  /// Spatial inertia about G's origin in G of a solid of uniform `density` [kg/m³]. Throws
-  /// std::invalid_argument for a half-space.
+  /// Spatial inertia about G's origin in G of a solid of uniform `density` [kg/m³]: for the
+  /// centred primitives h = 0 and I_o is diagonal (sphere 2/5 m r²; box m/12 (b² + c²), …;
+  /// cylinder m (3r² + L²)/12 transverse, m r²/2 axial; capsule: cylinder plus two hemispheres
+  /// with their parallel-axis terms); a convex mesh integrates signed tetrahedra (origin,
+  /// triangle), so its centre of mass may be anywhere. Throws std::invalid_argument for a
+  /// half-space, or a negative or non-finite density.
   math::SpatialInertia mass_properties(double density) const;
 };
 

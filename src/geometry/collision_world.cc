@@ -1,0 +1,385 @@
+// CollisionWorld on FCL 0.7: one fcl::CollisionObjectd per (bounded) geometry in a
+// DynamicAABBTree broadphase whose boxes are grown by the margin; half-spaces are kept out of
+// the tree (their boxes are infinite) and paired with every other geometry directly.
+// Narrowphase: half-space pairs and box–box pairs go to contact_manifold.cc; everything else
+// asks FCL for one point (collide() when overlapping, distance() within the margin) and, when
+// a box face is involved and the shape rests on it, replaces it by a face manifold.
+//
+// FCL conventions relied on (checked by tests/geometry/collision_world_test.cc):
+//  - collide(): Contact::normal is a unit vector from o1 into o2; Contact::pos is a point in
+//    the overlap whose position between the surfaces depends on the algorithm (midway for
+//    sphere–sphere, elsewhere for GJK/EPA), so it is moved along the normal onto the plane
+//    midway between the two support planes.
+//  - distance(): DistanceResult::nearest_points are in the world frame (o1's first).
+#include "coulomb/geometry/collision_world.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <unordered_set>
+#include <utility>
+
+#include <fcl/broadphase/broadphase_dynamic_AABB_tree.h>
+#include <fcl/geometry/shape/box.h>
+#include <fcl/geometry/shape/capsule.h>
+#include <fcl/geometry/shape/convex.h>
+#include <fcl/geometry/shape/cylinder.h>
+#include <fcl/geometry/shape/sphere.h>
+#include <fcl/narrowphase/collision.h>
+#include <fcl/narrowphase/collision_object.h>
+#include <fcl/narrowphase/distance.h>
+
+#include "contact_manifold.h"
+
+namespace coulomb::geometry {
+
+using math::Transform;
+using math::Vector3;
+
+namespace {
+
+// A CollisionObject whose broadphase box we set ourselves (tight, grown by the margin) instead
+// of FCL's bounding-sphere box of a rotated shape.
+class GeometryObject : public fcl::CollisionObjectd {
+ public:
+  GeometryObject(const std::shared_ptr<fcl::CollisionGeometryd>& geometry, int index)
+      : fcl::CollisionObjectd(geometry) {
+    setUserData(reinterpret_cast<void*>(static_cast<std::intptr_t>(index)));
+  }
+  int index() const { return static_cast<int>(reinterpret_cast<std::intptr_t>(getUserData())); }
+  void set_aabb(const Vector3& lo, const Vector3& hi) {
+    aabb.min_ = lo;
+    aabb.max_ = hi;
+  }
+};
+
+std::shared_ptr<fcl::CollisionGeometryd> make_fcl_geometry(const Shape& s) {
+  switch (s.type) {
+    case ShapeType::kSphere: return std::make_shared<fcl::Sphered>(s.radius);
+    case ShapeType::kBox: return std::make_shared<fcl::Boxd>(s.size);
+    case ShapeType::kCapsule: return std::make_shared<fcl::Capsuled>(s.radius, s.length);
+    case ShapeType::kCylinder: return std::make_shared<fcl::Cylinderd>(s.radius, s.length);
+    case ShapeType::kHalfSpace: break;  // never given to FCL
+    case ShapeType::kConvexMesh: {
+      auto vertices = std::make_shared<std::vector<Vector3>>(s.vertices);
+      auto faces = std::make_shared<std::vector<int>>();
+      faces->reserve(4 * s.triangles.size());
+      for (const auto& t : s.triangles) {
+        faces->push_back(3);
+        faces->insert(faces->end(), t.begin(), t.end());
+      }
+      return std::make_shared<fcl::Convexd>(vertices, static_cast<int>(s.triangles.size()), faces);
+    }
+  }
+  throw std::invalid_argument(std::string("CollisionWorld: no FCL geometry for shape type ") + shape_type_name(s.type));
+}
+
+fcl::Transform3d to_fcl(const Transform& X) {
+  fcl::Transform3d T = fcl::Transform3d::Identity();
+  T.linear() = X.R;
+  T.translation() = X.p;
+  return T;
+}
+
+bool is_box(const Shape& s) { return s.type == ShapeType::kBox; }
+
+// Shapes that can rest on a box face with more than one point.
+bool rests_with_face(const Shape& s) {
+  return s.type == ShapeType::kCapsule || s.type == ShapeType::kCylinder || s.type == ShapeType::kConvexMesh;
+}
+
+// A normal within ~2.6° of a box face normal counts as a face contact.
+constexpr double kFaceMinCos = 0.999;
+
+struct BroadphaseCollector {
+  const CollisionWorld* world = nullptr;
+  std::vector<std::pair<int, int>>* pairs = nullptr;
+};
+
+bool collect_pair(fcl::CollisionObjectd* o1, fcl::CollisionObjectd* o2, void* data) {
+  auto* collector = static_cast<BroadphaseCollector*>(data);
+  const int i = static_cast<GeometryObject*>(o1)->index();
+  const int j = static_cast<GeometryObject*>(o2)->index();
+  if (collector->world->can_collide(i, j)) collector->pairs->emplace_back(std::min(i, j), std::max(i, j));
+  return false;  // never stop early
+}
+
+}  // namespace
+
+struct CollisionWorld::Impl {
+  // Filtering data copied from the Model (so that the world does not keep a reference to it).
+  std::vector<int> body_parent;     ///< per body: parent body (−1 for the world)
+  std::vector<char> body_floating;  ///< per body: joint to the parent is a floating joint
+
+  std::vector<std::shared_ptr<fcl::CollisionGeometryd>> fcl_geometries;  ///< per geometry; null for half-spaces
+  std::vector<std::unique_ptr<GeometryObject>> objects;  ///< per geometry; null for half-spaces
+  std::vector<int> halfspaces;                           ///< indices of half-space geometries
+  std::vector<int> rank;  ///< per geometry: position in the order by (name, index)
+  fcl::DynamicAABBTreeCollisionManagerd manager;
+  std::vector<Transform> X_WG;  ///< per geometry, after update_poses()
+
+  // Per-call buffers, reused.
+  std::vector<std::pair<int, int>> pairs;
+  std::vector<internal::PairContact> pair_contacts;
+  internal::ManifoldScratch manifold_scratch;
+  fcl::CollisionRequestd collision_request{4, true};
+  fcl::CollisionResultd collision_result;
+  // Nearest points on; signed distance off: FCL 0.7's signed-distance path is less accurate for
+  // separated shapes (≈5e-7 m and 1e-3 rad off for two spheres), and overlap is collide()'s job.
+  fcl::DistanceRequestd distance_request{true};
+  fcl::DistanceResultd distance_result;
+
+  // One FCL point for the pair (a, b) (A = a): true and *c filled when φ ≤ margin.
+  bool fcl_point(const std::vector<Geometry>& g, int a, int b, double margin, internal::PairContact* c);
+};
+
+bool CollisionWorld::Impl::fcl_point(const std::vector<Geometry>& g, int a, int b, double margin,
+                                     internal::PairContact* c) {
+  const fcl::CollisionObjectd* oa = objects[static_cast<size_t>(a)].get();
+  const fcl::CollisionObjectd* ob = objects[static_cast<size_t>(b)].get();
+  const Shape& sa = g[static_cast<size_t>(a)].shape;
+  const Shape& sb = g[static_cast<size_t>(b)].shape;
+  const Transform& Xa = X_WG[static_cast<size_t>(a)];
+  const Transform& Xb = X_WG[static_cast<size_t>(b)];
+
+  collision_result.clear();
+  fcl::collide(oa, ob, collision_request, collision_result);
+  if (collision_result.isCollision() && collision_result.numContacts() > 0) {
+    size_t deepest = 0;
+    for (size_t i = 1; i < collision_result.numContacts(); ++i) {
+      if (collision_result.getContact(i).penetration_depth > collision_result.getContact(deepest).penetration_depth)
+        deepest = i;
+    }
+    const fcl::Contactd& contact = collision_result.getContact(deepest);
+    Vector3 n = contact.normal;  // from o1 = A into o2 = B
+    const double len = n.norm();
+    if (!(len > 0.0) || !std::isfinite(len)) {
+      n = Xb.p - Xa.p;
+      n = n.norm() > 0.0 ? Vector3(n.normalized()) : Vector3(Vector3::UnitZ());
+    } else {
+      n /= len;
+    }
+    // Overlap along n is [min over B, max over A]; put the point on its mid-plane.
+    const double top_a = internal::support(sa, Xa, n);
+    const double bottom_b = -internal::support(sb, Xb, -n);
+    const double mid = 0.5 * (top_a + bottom_b);
+    c->n_W = n;
+    c->p_W = contact.pos + (mid - n.dot(contact.pos)) * n;
+    c->phi = -contact.penetration_depth;
+    return true;
+  }
+
+  distance_result.clear();
+  const double d = fcl::distance(oa, ob, distance_request, distance_result);
+  if (d > margin) return false;
+  Vector3 n = distance_result.nearest_points[1] - distance_result.nearest_points[0];
+  if (d >= 0.0 && n.norm() > 1e-12) {
+    c->n_W = n.normalized();
+    c->p_W = 0.5 * (distance_result.nearest_points[0] + distance_result.nearest_points[1]);
+    c->phi = d;
+    return true;
+  }
+  // Touching within FCL's tolerances: collide() saw no overlap but distance() found no gap
+  // (it returns a negative value without witness points then), or the witness points
+  // coincide. Report a touching contact along the centre-to-centre line, on the mid-plane
+  // between the support planes.
+  n = Xb.p - Xa.p;
+  n = n.norm() > 0.0 ? Vector3(n.normalized()) : Vector3(Vector3::UnitZ());
+  const double mid = 0.5 * (internal::support(sa, Xa, n) - internal::support(sb, Xb, -n));
+  const Vector3 centre = 0.5 * (Xa.p + Xb.p);
+  c->n_W = n;
+  c->p_W = centre + (mid - n.dot(centre)) * n;
+  c->phi = 0.0;
+  return true;
+}
+
+CollisionWorld::CollisionWorld(const multibody::Model& model, std::vector<Geometry> geometries,
+                               CollisionOptions options)
+    : geometries_(std::move(geometries)), options_(options), impl_(std::make_unique<Impl>()) {
+  if (!(std::isfinite(options_.margin) && options_.margin >= 0.0))
+    throw std::invalid_argument("CollisionWorld: options.margin = " + std::to_string(options_.margin) +
+                                " must be non-negative and finite");
+  const int nb = model.num_bodies();
+  impl_->body_parent.resize(static_cast<size_t>(nb));
+  impl_->body_floating.resize(static_cast<size_t>(nb));
+  for (int b = 0; b < nb; ++b) {
+    impl_->body_parent[static_cast<size_t>(b)] = model.body(b).parent;
+    impl_->body_floating[static_cast<size_t>(b)] = model.body(b).joint.type == multibody::JointType::kFloating;
+  }
+
+  std::unordered_set<std::string> names;
+  const int ng = static_cast<int>(geometries_.size());
+  impl_->fcl_geometries.resize(static_cast<size_t>(ng));
+  impl_->objects.resize(static_cast<size_t>(ng));
+  impl_->X_WG.resize(static_cast<size_t>(ng));
+  std::vector<fcl::CollisionObjectd*> registered;
+  for (int i = 0; i < ng; ++i) {
+    const Geometry& g = geometries_[static_cast<size_t>(i)];
+    const std::string context = "geometry '" + g.name + "' (index " + std::to_string(i) + ")";
+    if (!g.name.empty() && !names.insert(g.name).second)
+      throw std::invalid_argument(context + ": duplicate geometry name '" + g.name + "'");
+    if (g.body < 0 || g.body >= nb)
+      throw std::invalid_argument(context + ": body = " + std::to_string(g.body) + " is not a body of model '" +
+                                  model.name() + "' (it has " + std::to_string(nb) + ")");
+    if (!g.X_BG.R.allFinite() || !g.X_BG.p.allFinite() ||
+        !(g.X_BG.R.transpose() * g.X_BG.R).isApprox(math::Matrix3::Identity(), 1e-9) ||
+        g.X_BG.R.determinant() < 0.0)
+      throw std::invalid_argument(context + ": X_BG is not a finite rigid transform");
+    g.shape.validate(context);
+
+    impl_->X_WG[static_cast<size_t>(i)] = g.X_BG;  // bodies at the identity until update_poses()
+    if (g.shape.type == ShapeType::kHalfSpace) {  // handled analytically, outside the tree
+      impl_->halfspaces.push_back(i);
+      continue;
+    }
+    impl_->fcl_geometries[static_cast<size_t>(i)] = make_fcl_geometry(g.shape);
+    auto object = std::make_unique<GeometryObject>(impl_->fcl_geometries[static_cast<size_t>(i)], i);
+    object->setTransform(to_fcl(g.X_BG));
+    Vector3 lo, hi;
+    internal::world_aabb(g.shape, g.X_BG, options_.margin, &lo, &hi);
+    object->set_aabb(lo, hi);
+    registered.push_back(object.get());
+    impl_->objects[static_cast<size_t>(i)] = std::move(object);
+  }
+  std::vector<int> order(static_cast<size_t>(ng));
+  for (int i = 0; i < ng; ++i) order[static_cast<size_t>(i)] = i;
+  std::sort(order.begin(), order.end(), [&](int x, int y) {
+    const std::string& nx = geometries_[static_cast<size_t>(x)].name;
+    const std::string& ny = geometries_[static_cast<size_t>(y)].name;
+    return nx != ny ? nx < ny : x < y;
+  });
+  impl_->rank.resize(static_cast<size_t>(ng));
+  for (int r = 0; r < ng; ++r) impl_->rank[static_cast<size_t>(order[static_cast<size_t>(r)])] = r;
+  impl_->manager.registerObjects(registered);
+  impl_->manager.setup();
+}
+
+CollisionWorld::~CollisionWorld() = default;
+CollisionWorld::CollisionWorld(CollisionWorld&&) noexcept = default;
+CollisionWorld& CollisionWorld::operator=(CollisionWorld&&) noexcept = default;
+
+void CollisionWorld::update_poses(const multibody::Workspace& ws) {
+  const int ng = static_cast<int>(geometries_.size());
+  for (int i = 0; i < ng; ++i) {
+    const Geometry& g = geometries_[static_cast<size_t>(i)];
+    if (static_cast<size_t>(g.body) >= ws.X_WB.size())
+      throw std::invalid_argument("CollisionWorld::update_poses: workspace has " + std::to_string(ws.X_WB.size()) +
+                                  " body poses, geometry '" + g.name + "' needs body " + std::to_string(g.body));
+    Transform& X = impl_->X_WG[static_cast<size_t>(i)];
+    X = ws.X_WB[static_cast<size_t>(g.body)] * g.X_BG;
+    GeometryObject* object = impl_->objects[static_cast<size_t>(i)].get();
+    if (object == nullptr) continue;
+    object->setTransform(to_fcl(X));
+    Vector3 lo, hi;
+    internal::world_aabb(g.shape, X, options_.margin, &lo, &hi);
+    object->set_aabb(lo, hi);
+  }
+  impl_->manager.update();
+}
+
+const math::Transform& CollisionWorld::pose(int g) const {
+  if (g < 0 || g >= static_cast<int>(geometries_.size()))
+    throw std::out_of_range("CollisionWorld::pose: geometry index " + std::to_string(g) + " out of range [0, " +
+                            std::to_string(geometries_.size()) + ")");
+  return impl_->X_WG[static_cast<size_t>(g)];
+}
+
+bool CollisionWorld::can_collide(int a, int b) const {
+  const int ng = static_cast<int>(geometries_.size());
+  if (a < 0 || a >= ng || b < 0 || b >= ng)
+    throw std::out_of_range("CollisionWorld::can_collide: geometry index (" + std::to_string(a) + ", " +
+                            std::to_string(b) + ") out of range [0, " + std::to_string(ng) + ")");
+  if (a == b) return false;
+  const Geometry& ga = geometries_[static_cast<size_t>(a)];
+  const Geometry& gb = geometries_[static_cast<size_t>(b)];
+  if ((ga.group & gb.mask) == 0u || (gb.group & ga.mask) == 0u) return false;
+  if (ga.body == gb.body) return false;  // includes world–world
+  // Parent and child joined by a joint (a floating joint joins nothing physically).
+  const auto joined = [&](int child, int parent) {
+    return impl_->body_parent[static_cast<size_t>(child)] == parent && !impl_->body_floating[static_cast<size_t>(child)];
+  };
+  if (joined(ga.body, gb.body) || joined(gb.body, ga.body)) return false;
+  if (ga.robot >= 0 && ga.robot == gb.robot && !(ga.self_collision && gb.self_collision)) return false;
+  return true;
+}
+
+void CollisionWorld::compute_contacts(std::vector<ContactPoint>& out) const {
+  out.clear();
+  Impl& im = *impl_;
+  const double margin = options_.margin;
+
+  // Candidate pairs (a < b): broadphase over bounded geometries, plus every half-space with
+  // every other geometry.
+  im.pairs.clear();
+  BroadphaseCollector collector{this, &im.pairs};
+  im.manager.collide(&collector, &collect_pair);
+  const int ng = static_cast<int>(geometries_.size());
+  for (int h : im.halfspaces) {
+    for (int g = 0; g < ng; ++g) {
+      if (geometries_[static_cast<size_t>(g)].shape.type == ShapeType::kHalfSpace) continue;
+      if (can_collide(h, g)) im.pairs.emplace_back(std::min(h, g), std::max(h, g));
+    }
+  }
+  std::sort(im.pairs.begin(), im.pairs.end());
+  im.pairs.erase(std::unique(im.pairs.begin(), im.pairs.end()), im.pairs.end());
+
+  for (const auto& [a, b] : im.pairs) {
+    // The narrowphase runs on the pair in rank order (by name), so that its result does not
+    // depend on the order in which the geometries were listed; n_W is flipped back after.
+    const bool swap = im.rank[static_cast<size_t>(b)] < im.rank[static_cast<size_t>(a)];
+    const int first = swap ? b : a, second = swap ? a : b;
+    const Shape& sa = geometries_[static_cast<size_t>(first)].shape;
+    const Shape& sb = geometries_[static_cast<size_t>(second)].shape;
+    const Transform& Xa = im.X_WG[static_cast<size_t>(first)];
+    const Transform& Xb = im.X_WG[static_cast<size_t>(second)];
+    im.pair_contacts.clear();
+
+    if (sa.type == ShapeType::kHalfSpace || sb.type == ShapeType::kHalfSpace) {
+      const bool a_is_plane = sa.type == ShapeType::kHalfSpace;
+      const internal::PlanarFace face = internal::halfspace_face(a_is_plane ? Xa : Xb);
+      internal::face_manifold(a_is_plane ? sb : sa, a_is_plane ? Xb : Xa, face, margin, a_is_plane,
+                              im.manifold_scratch, im.pair_contacts);
+    } else {
+      bool done = false;
+      if (is_box(sa) && is_box(sb)) {
+        const internal::BoxBoxStatus status =
+            internal::box_box_manifold(sa.size, Xa, sb.size, Xb, margin, im.pair_contacts);
+        done = status != internal::BoxBoxStatus::kFallback;
+      }
+      internal::PairContact single;
+      if (!done && im.fcl_point(geometries_, first, second, margin, &single)) {
+        // A capsule, cylinder or convex mesh resting on a box face: points on the face.
+        internal::PlanarFace face;
+        if (is_box(sa) && rests_with_face(sb) && internal::box_face_along(sa.size, Xa, single.n_W, kFaceMinCos, &face)) {
+          internal::face_manifold(sb, Xb, face, margin, true, im.manifold_scratch, im.pair_contacts);
+        } else if (is_box(sb) && rests_with_face(sa) &&
+                   internal::box_face_along(sb.size, Xb, -single.n_W, kFaceMinCos, &face)) {
+          internal::face_manifold(sa, Xa, face, margin, false, im.manifold_scratch, im.pair_contacts);
+        }
+        if (im.pair_contacts.empty()) im.pair_contacts.push_back(single);
+      }
+    }
+    for (const internal::PairContact& c : im.pair_contacts) {
+      ContactPoint p;
+      p.geometry_a = a;
+      p.geometry_b = b;
+      p.p_W = c.p_W;
+      p.n_W = swap ? Vector3(-c.n_W) : c.n_W;
+      p.phi = c.phi;
+      out.push_back(p);
+    }
+  }
+
+  std::stable_sort(out.begin(), out.end(), [](const ContactPoint& x, const ContactPoint& y) {
+    if (x.geometry_a != y.geometry_a) return x.geometry_a < y.geometry_a;
+    if (x.geometry_b != y.geometry_b) return x.geometry_b < y.geometry_b;
+    if (x.p_W.x() != y.p_W.x()) return x.p_W.x() < y.p_W.x();
+    if (x.p_W.y() != y.p_W.y()) return x.p_W.y() < y.p_W.y();
+    return x.p_W.z() < y.p_W.z();
+  });
+}
+
+}  // namespace coulomb::geometry

@@ -1,0 +1,453 @@
+// Contact manifolds: shape against a planar face, and box against box (SAT + clipping).
+#include "contact_manifold.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+namespace coulomb::geometry::internal {
+
+using math::Matrix3;
+using math::Transform;
+using math::Vector3;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// cos(kπ/4), sin(kπ/4), k = 0..7: the 8 rim points of a cylinder's end disc.
+constexpr double kS = 0.70710678118654752440;
+constexpr std::array<double, 8> kRimCos = {1.0, kS, 0.0, -kS, -1.0, -kS, 0.0, kS};
+constexpr std::array<double, 8> kRimSin = {0.0, kS, 1.0, kS, 0.0, -kS, -1.0, -kS};
+
+// Whether x (on the shape) projects inside a bounded face (with a tiny tolerance so that
+// points exactly on the border, e.g. equal boxes stacked, are kept despite rounding).
+bool inside_face(const PlanarFace& face, const Vector3& x, double tol) {
+  if (!face.bounded) return true;
+  const Vector3 r = x - face.center;
+  return std::abs(face.u.dot(r)) <= face.half_u + tol && std::abs(face.v.dot(r)) <= face.half_v + tol;
+}
+
+// Appends the contact for the surface point x of the shape at height phi over the face.
+void emit(const PlanarFace& face, const Vector3& x, double phi, bool face_is_a, std::vector<PairContact>& out) {
+  PairContact c;
+  c.p_W = x - 0.5 * phi * face.normal;
+  c.n_W = face_is_a ? face.normal : Vector3(-face.normal);
+  c.phi = phi;
+  out.push_back(c);
+}
+
+// Candidate surface points for the small fixed-size cases (sphere, capsule, box, cylinder).
+struct Candidates {
+  std::array<Vector3, 18> x;
+  int n = 0;
+  void add(const Vector3& p, double merge_tol) {
+    for (int i = 0; i < n; ++i) {
+      if ((x[static_cast<size_t>(i)] - p).norm() <= merge_tol) return;
+    }
+    x[static_cast<size_t>(n++)] = p;
+  }
+};
+
+double sign_or_plus(double s) { return s < 0.0 ? -1.0 : 1.0; }
+
+}  // namespace
+
+double support(const Shape& shape, const Transform& X_WG, const Vector3& d_W) {
+  const Vector3& c = X_WG.p;
+  const Matrix3& R = X_WG.R;
+  switch (shape.type) {
+    case ShapeType::kSphere:
+      return c.dot(d_W) + shape.radius * d_W.norm();
+    case ShapeType::kBox: {
+      const Vector3 d_G = R.transpose() * d_W;
+      return c.dot(d_W) + 0.5 * shape.size.cwiseProduct(d_G.cwiseAbs()).sum();
+    }
+    case ShapeType::kCapsule: {
+      const double da = R.col(2).dot(d_W);
+      return c.dot(d_W) + 0.5 * shape.length * std::abs(da) + shape.radius * d_W.norm();
+    }
+    case ShapeType::kCylinder: {
+      const double da = R.col(2).dot(d_W);
+      const double radial = std::sqrt(std::max(0.0, d_W.squaredNorm() - da * da));
+      return c.dot(d_W) + 0.5 * shape.length * std::abs(da) + shape.radius * radial;
+    }
+    case ShapeType::kConvexMesh: {
+      const Vector3 d_G = R.transpose() * d_W;
+      double h = -kInf;
+      for (const Vector3& v : shape.vertices) h = std::max(h, v.dot(d_G));
+      return c.dot(d_W) + h;
+    }
+    case ShapeType::kHalfSpace:
+      return kInf;
+  }
+  return kInf;
+}
+
+void world_aabb(const Shape& shape, const Transform& X_WG, double inflate, Vector3* lo, Vector3* hi) {
+  const Vector3& c = X_WG.p;
+  const Matrix3& R = X_WG.R;
+  Vector3 half = Vector3::Zero();
+  switch (shape.type) {
+    case ShapeType::kSphere:
+      half.setConstant(shape.radius);
+      break;
+    case ShapeType::kBox:
+      half = R.cwiseAbs() * (0.5 * shape.size);
+      break;
+    case ShapeType::kCapsule:
+      half = R.col(2).cwiseAbs() * (0.5 * shape.length) + Vector3::Constant(shape.radius);
+      break;
+    case ShapeType::kCylinder:
+      for (int i = 0; i < 3; ++i) {
+        const double a = R(i, 2);
+        half[i] = std::abs(a) * 0.5 * shape.length + shape.radius * std::sqrt(std::max(0.0, 1.0 - a * a));
+      }
+      break;
+    case ShapeType::kConvexMesh: {
+      Vector3 mn = Vector3::Constant(kInf), mx = Vector3::Constant(-kInf);
+      for (const Vector3& v : shape.vertices) {
+        const Vector3 w = R * v + c;
+        mn = mn.cwiseMin(w);
+        mx = mx.cwiseMax(w);
+      }
+      *lo = mn - Vector3::Constant(inflate);
+      *hi = mx + Vector3::Constant(inflate);
+      return;
+    }
+    case ShapeType::kHalfSpace:
+      *lo = Vector3::Constant(-kInf);
+      *hi = Vector3::Constant(kInf);
+      return;
+  }
+  *lo = c - half - Vector3::Constant(inflate);
+  *hi = c + half + Vector3::Constant(inflate);
+}
+
+PlanarFace halfspace_face(const Transform& X_WG) {
+  PlanarFace f;
+  f.center = X_WG.p;
+  f.normal = X_WG.R.col(2);
+  f.u = X_WG.R.col(0);
+  f.v = X_WG.R.col(1);
+  f.bounded = false;
+  return f;
+}
+
+bool box_face_along(const Vector3& size, const Transform& X_WG, const Vector3& dir_W, double min_cos,
+                    PlanarFace* face) {
+  const Vector3 d_G = X_WG.R.transpose() * dir_W;
+  int k = 0;
+  for (int i = 1; i < 3; ++i) {
+    if (std::abs(d_G[i]) > std::abs(d_G[k])) k = i;
+  }
+  if (std::abs(d_G[k]) < min_cos) return false;
+  const double s = sign_or_plus(d_G[k]);
+  const int i1 = (k + 1) % 3, i2 = (k + 2) % 3;
+  face->normal = s * X_WG.R.col(k);
+  face->center = X_WG.p + 0.5 * size[k] * face->normal;
+  face->u = X_WG.R.col(i1);
+  face->v = X_WG.R.col(i2);
+  face->half_u = 0.5 * size[i1];
+  face->half_v = 0.5 * size[i2];
+  face->bounded = true;
+  return true;
+}
+
+int face_manifold(const Shape& shape, const Transform& X_WS, const PlanarFace& face, double margin, bool face_is_a,
+                  ManifoldScratch& scratch, std::vector<PairContact>& out) {
+  const size_t start = out.size();
+  const Vector3& n = face.normal;
+  const Matrix3& R = X_WS.R;
+  const Vector3& c = X_WS.p;
+  // Lateral tolerance for the bounded-face test and the duplicate merge.
+  const double scale = 1.0 + std::max(face.half_u, face.half_v) + shape.size.maxCoeff() + shape.radius + shape.length;
+  const double tol = 1e-12 * scale;
+  auto height = [&](const Vector3& x) { return n.dot(x - face.center); };
+
+  if (shape.type == ShapeType::kConvexMesh) {
+    scratch.indices.clear();
+    scratch.heights.clear();
+    const int nv = static_cast<int>(shape.vertices.size());
+    for (int i = 0; i < nv; ++i) {
+      const Vector3 x = R * shape.vertices[static_cast<size_t>(i)] + c;
+      const double phi = height(x);
+      if (phi <= margin && inside_face(face, x, tol)) {
+        scratch.indices.push_back(i);
+        scratch.heights.push_back(phi);
+      }
+    }
+    const int m = static_cast<int>(scratch.indices.size());
+    auto world_vertex = [&](int j) { return Vector3(R * shape.vertices[static_cast<size_t>(scratch.indices[static_cast<size_t>(j)])] + c); };
+    if (m <= 8) {
+      for (int j = 0; j < m; ++j) emit(face, world_vertex(j), scratch.heights[static_cast<size_t>(j)], face_is_a, out);
+      return m;
+    }
+    // More than 8: the deepest vertex, then the extreme vertices along 8 directions of the face
+    // plane (first index wins ties), without repeats, at most 8.
+    std::array<int, 9> keep{};
+    int nk = 0;
+    auto add = [&](int j) {
+      for (int q = 0; q < nk; ++q) {
+        if (keep[static_cast<size_t>(q)] == j) return;
+      }
+      keep[static_cast<size_t>(nk++)] = j;
+    };
+    int deepest = 0;
+    for (int j = 1; j < m; ++j) {
+      if (scratch.heights[static_cast<size_t>(j)] < scratch.heights[static_cast<size_t>(deepest)]) deepest = j;
+    }
+    add(deepest);
+    for (int k = 0; k < 8 && nk < 8; ++k) {
+      const Vector3 dir = kRimCos[static_cast<size_t>(k)] * face.u + kRimSin[static_cast<size_t>(k)] * face.v;
+      int best = 0;
+      double best_value = -kInf;
+      for (int j = 0; j < m; ++j) {
+        const double value = dir.dot(world_vertex(j));
+        if (value > best_value) {
+          best_value = value;
+          best = j;
+        }
+      }
+      add(best);
+    }
+    for (int q = 0; q < nk; ++q) {
+      const int j = keep[static_cast<size_t>(q)];
+      emit(face, world_vertex(j), scratch.heights[static_cast<size_t>(j)], face_is_a, out);
+    }
+    return nk;
+  }
+
+  Candidates cand;
+  switch (shape.type) {
+    case ShapeType::kSphere:
+      cand.add(c - shape.radius * n, tol);
+      break;
+    case ShapeType::kCapsule: {
+      // For each end e of the segment: if it is the lower end (or level), the lowest point of
+      // its cap sphere, e − r n; if it is the higher end, the end of the lowest generator line
+      // of the cylindrical part, e − r ŵ with ŵ the unit component of n normal to the axis
+      // (e − r n would lie inside the capsule). Lying flat both are e − r n.
+      const Vector3 axis = R.col(2);
+      const Vector3 w = n - n.dot(axis) * axis;
+      const double wn = w.norm();
+      for (double side : {-1.0, 1.0}) {
+        const Vector3 e = c + side * 0.5 * shape.length * axis;
+        const bool higher = side * n.dot(axis) > 0.0;
+        cand.add(higher && wn > 1e-12 ? Vector3(e - (shape.radius / wn) * w) : Vector3(e - shape.radius * n), tol);
+      }
+      break;
+    }
+    case ShapeType::kBox: {
+      const Vector3 h = 0.5 * shape.size;
+      for (int i = 0; i < 8; ++i) {
+        const Vector3 corner((i & 1) ? h.x() : -h.x(), (i & 2) ? h.y() : -h.y(), (i & 4) ? h.z() : -h.z());
+        cand.add(R * corner + c, tol);
+      }
+      break;
+    }
+    case ShapeType::kCylinder: {
+      const Vector3 axis = R.col(2);
+      const Vector3 e1 = R.col(0), e2 = R.col(1);
+      // Direction of the lowest rim point: −n projected on the disc plane. Undefined when the
+      // disc is parallel to the face (then every rim point is equally low).
+      const Vector3 w = -n + n.dot(axis) * axis;
+      const double wn = w.norm();
+      const bool has_lowest = wn > 1e-9;
+      for (double side : {-1.0, 1.0}) {
+        const Vector3 cd = c + side * 0.5 * shape.length * axis;
+        if (has_lowest) cand.add(cd + (shape.radius / wn) * w, 1e-9 * scale);
+        for (size_t k = 0; k < 8; ++k)
+          cand.add(cd + shape.radius * (kRimCos[k] * e1 + kRimSin[k] * e2), 1e-9 * scale);
+      }
+      break;
+    }
+    case ShapeType::kConvexMesh:
+    case ShapeType::kHalfSpace:
+      return 0;
+  }
+  for (int i = 0; i < cand.n; ++i) {
+    const Vector3& x = cand.x[static_cast<size_t>(i)];
+    const double phi = height(x);
+    if (phi <= margin && inside_face(face, x, tol)) emit(face, x, phi, face_is_a, out);
+  }
+  return static_cast<int>(out.size() - start);
+}
+
+namespace {
+
+// Polygon with at most 4 + 4 vertices (a quadrilateral clipped by 4 half-planes gains at most
+// one vertex per plane).
+struct Polygon {
+  std::array<Vector3, 8> x;
+  int n = 0;
+};
+
+// Sutherland–Hodgman step: keeps the part of `in` with dir·(x − origin) ≤ limit. A vertex
+// within `tol` outside the plane counts as on it (kept as is, no extra intersection point),
+// so that vertices lying on a side plane, as for equal faces stacked, stay single vertices.
+void clip(const Polygon& in, const Vector3& dir, const Vector3& origin, double limit, double tol, Polygon& out) {
+  out.n = 0;
+  for (int i = 0; i < in.n; ++i) {
+    const Vector3& a = in.x[static_cast<size_t>(i)];
+    const Vector3& b = in.x[static_cast<size_t>((i + 1) % in.n)];
+    const double da = dir.dot(a - origin) - limit;
+    const double db = dir.dot(b - origin) - limit;
+    const bool a_in = da <= tol, b_in = db <= tol;
+    if (a_in && out.n < 8) out.x[static_cast<size_t>(out.n++)] = a;
+    // The edge crosses the plane from strictly inside to outside or back: add the crossing.
+    if (((a_in && !b_in && da < 0.0) || (!a_in && b_in && db < 0.0)) && out.n < 8)
+      out.x[static_cast<size_t>(out.n++)] = a + (da / (da - db)) * (b - a);
+  }
+}
+
+// Closest points between segments p(s) = p0 + s d0, |s| ≤ e0 and q(t) = q0 + t d1, |t| ≤ e1
+// (d0, d1 unit).
+void closest_points_segments(const Vector3& p0, const Vector3& d0, double e0, const Vector3& q0, const Vector3& d1,
+                             double e1, Vector3* p, Vector3* q) {
+  const Vector3 r = p0 - q0;
+  const double b = d0.dot(d1), c = d0.dot(r), f = d1.dot(r);
+  const double denom = 1.0 - b * b;
+  double s = denom > 1e-12 ? (b * f - c) / denom : 0.0;
+  s = std::clamp(s, -e0, e0);
+  double t = std::clamp(b * s + f, -e1, e1);
+  s = std::clamp(b * t - c, -e0, e0);
+  *p = p0 + s * d0;
+  *q = q0 + t * d1;
+}
+
+}  // namespace
+
+BoxBoxStatus box_box_manifold(const Vector3& size_a, const Transform& X_WA, const Vector3& size_b,
+                              const Transform& X_WB, double margin, std::vector<PairContact>& out) {
+  const Vector3 ha = 0.5 * size_a, hb = 0.5 * size_b;
+  const Matrix3& RA = X_WA.R;
+  const Matrix3& RB = X_WB.R;
+  const Vector3 t = X_WB.p - X_WA.p;
+  const double scale = std::max(ha.maxCoeff(), hb.maxCoeff());
+
+  // Separation of the boxes' projections on the unit axis L (> 0: a gap).
+  auto separation = [&](const Vector3& L) {
+    const double ra = (RA.transpose() * L).cwiseAbs().dot(ha);
+    const double rb = (RB.transpose() * L).cwiseAbs().dot(hb);
+    return std::abs(t.dot(L)) - ra - rb;
+  };
+
+  double sep_a = -kInf, sep_b = -kInf, sep_e = -kInf;
+  int face_a = 0, face_b = 0, edge_i = 0, edge_j = 0;
+  Vector3 edge_axis = Vector3::UnitZ();
+  for (int k = 0; k < 3; ++k) {
+    const double s = separation(RA.col(k));
+    if (s > margin) return BoxBoxStatus::kSeparated;
+    if (s > sep_a) {
+      sep_a = s;
+      face_a = k;
+    }
+  }
+  for (int k = 0; k < 3; ++k) {
+    const double s = separation(RB.col(k));
+    if (s > margin) return BoxBoxStatus::kSeparated;
+    if (s > sep_b) {
+      sep_b = s;
+      face_b = k;
+    }
+  }
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      Vector3 L = RA.col(i).cross(RB.col(j));
+      const double len = L.norm();
+      if (len < 1e-6) continue;  // parallel edges: covered by the face axes
+      L /= len;
+      const double s = separation(L);
+      if (s > margin) return BoxBoxStatus::kSeparated;
+      if (s > sep_e) {
+        sep_e = s;
+        edge_i = i;
+        edge_j = j;
+        edge_axis = L;
+      }
+    }
+  }
+
+  // Prefer A's faces, then B's, then edges, unless the other is clearly better.
+  const bool use_b = sep_b > sep_a + 1e-9 * scale + 1e-3 * std::abs(sep_a);
+  const double sep_face = use_b ? sep_b : sep_a;
+  const bool use_edge = sep_e > sep_face + 1e-6 * scale + 0.05 * std::abs(sep_face);
+
+  if (use_edge) {
+    if (sep_e >= 0.0) return BoxBoxStatus::kFallback;  // separated edge–edge: general distance
+    const Vector3 n = sign_or_plus(t.dot(edge_axis)) * edge_axis;  // from A into B
+    // Supporting edge of A along +n and of B along −n.
+    Vector3 pa = X_WA.p, pb = X_WB.p;
+    for (int k = 0; k < 3; ++k) {
+      if (k != edge_i) pa += ha[k] * sign_or_plus(RA.col(k).dot(n)) * RA.col(k);
+      if (k != edge_j) pb -= hb[k] * sign_or_plus(RB.col(k).dot(n)) * RB.col(k);
+    }
+    Vector3 ca, cb;
+    closest_points_segments(pa, RA.col(edge_i), ha[edge_i], pb, RB.col(edge_j), hb[edge_j], &ca, &cb);
+    PairContact c;
+    c.p_W = 0.5 * (ca + cb);
+    c.n_W = n;
+    c.phi = sep_e;
+    out.push_back(c);
+    return BoxBoxStatus::kContacts;
+  }
+
+  // Face contact. Reference box R (its face axis k), incident box I.
+  const Matrix3& RR = use_b ? RB : RA;
+  const Matrix3& RI = use_b ? RA : RB;
+  const Vector3& hR = use_b ? hb : ha;
+  const Vector3& hI = use_b ? ha : hb;
+  const Vector3& cR = use_b ? X_WB.p : X_WA.p;
+  const Vector3& cI = use_b ? X_WA.p : X_WB.p;
+  const int k = use_b ? face_b : face_a;
+  const Vector3 n = sign_or_plus(t.dot(RR.col(k))) * RR.col(k);  // from A into B
+  const Vector3 n_ref = use_b ? Vector3(-n) : n;                   // out of R, towards I
+  const Vector3 face_center = cR + hR[k] * n_ref;
+  const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+  const Vector3 u = RR.col(k1), v = RR.col(k2);
+
+  // Incident face: the face of I most anti-parallel to n_ref (first axis wins ties).
+  int m = 0;
+  for (int i = 1; i < 3; ++i) {
+    if (std::abs(RI.col(i).dot(n_ref)) > std::abs(RI.col(m).dot(n_ref))) m = i;
+  }
+  const double sigma = RI.col(m).dot(n_ref) > 0.0 ? -1.0 : 1.0;
+  const Vector3 ci = cI + sigma * hI[m] * RI.col(m);
+  const Vector3 a1 = hI[(m + 1) % 3] * RI.col((m + 1) % 3);
+  const Vector3 a2 = hI[(m + 2) % 3] * RI.col((m + 2) % 3);
+  Polygon p0, p1;
+  p0.n = 4;
+  p0.x[0] = ci + a1 + a2;
+  p0.x[1] = ci - a1 + a2;
+  p0.x[2] = ci - a1 - a2;
+  p0.x[3] = ci + a1 - a2;
+  // Clip against the reference face's four side planes.
+  const double tol = 1e-12 * (1.0 + scale);
+  clip(p0, u, face_center, hR[k1], tol, p1);
+  clip(p1, -u, face_center, hR[k1], tol, p0);
+  clip(p0, v, face_center, hR[k2], tol, p1);
+  clip(p1, -v, face_center, hR[k2], tol, p0);
+
+  const size_t start = out.size();
+  for (int i = 0; i < p0.n; ++i) {
+    const Vector3& x = p0.x[static_cast<size_t>(i)];
+    const double depth = n_ref.dot(x - face_center);
+    if (depth > margin) continue;
+    // Merge clipped vertices that coincide (degenerate slivers).
+    bool duplicate = false;
+    for (size_t q = start; q < out.size(); ++q) {
+      if ((out[q].p_W + 0.5 * out[q].phi * n_ref - x).norm() <= 1e-9 * (1.0 + scale)) duplicate = true;
+    }
+    if (duplicate) continue;
+    PairContact c;
+    c.p_W = x - 0.5 * depth * n_ref;
+    c.n_W = n;
+    c.phi = depth;
+    out.push_back(c);
+  }
+  return out.size() > start ? BoxBoxStatus::kContacts : BoxBoxStatus::kFallback;
+}
+
+}  // namespace coulomb::geometry::internal

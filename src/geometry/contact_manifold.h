@@ -1,0 +1,103 @@
+// Contact manifolds for resting contacts (private to src/geometry; used by CollisionWorld).
+//
+// FCL reports one deepest point per pair, which lets a box resting on the ground rock on a
+// single point. The functions here generate several points for the pairs where a face rests
+// on a face: any shape against a planar face (a half-space, or one face of a box), and box
+// against box (separating-axis test + Sutherland–Hodgman clipping of the incident face
+// against the reference face). Conventions are those of geometry::ContactPoint: everything in
+// the world frame W, n_W a unit vector from A into B, φ the signed distance (< 0 overlapping),
+// p_W midway between the two surfaces along n_W. The rules per pair are in docs/geometry.md.
+#pragma once
+
+#include <vector>
+
+#include "coulomb/geometry/shape.h"
+#include "coulomb/math/spatial.h"
+
+namespace coulomb::geometry::internal {
+
+/// A contact between geometries A and B before the geometry indices are attached.
+struct PairContact {
+  math::Vector3 p_W = math::Vector3::Zero();   ///< midway between the surfaces [m]
+  math::Vector3 n_W = math::Vector3::UnitZ();  ///< unit normal from A into B
+  double phi = 0.0;                            ///< signed distance [m]
+};
+
+/// A planar face in W: the plane through `center` with unit outward normal `normal`. When
+/// `bounded`, the face is the rectangle {center + s u + t v : |s| ≤ half_u, |t| ≤ half_v}
+/// (u, v unit, orthogonal to normal and to each other); otherwise the whole plane (the
+/// boundary of a half-space).
+struct PlanarFace {
+  math::Vector3 center = math::Vector3::Zero();
+  math::Vector3 normal = math::Vector3::UnitZ();
+  math::Vector3 u = math::Vector3::UnitX();
+  math::Vector3 v = math::Vector3::UnitY();
+  double half_u = 0.0, half_v = 0.0;
+  bool bounded = false;
+};
+
+/// Per-call scratch buffers, kept by the caller so that repeated calls do not allocate.
+struct ManifoldScratch {
+  std::vector<int> indices;
+  std::vector<double> heights;
+};
+
+/// Support function h_S(d) = max_{x ∈ S} d·x [m·|d|] of `shape` posed at X_WG (d in W, any
+/// length). Not defined for a half-space (returns +∞).
+double support(const Shape& shape, const math::Transform& X_WG, const math::Vector3& d_W);
+
+/// World-frame axis-aligned bounding box of `shape` at X_WG, grown by `inflate` [m] on every
+/// side. A half-space gets an infinite box.
+void world_aabb(const Shape& shape, const math::Transform& X_WG, double inflate, math::Vector3* lo,
+                math::Vector3* hi);
+
+/// The boundary of a half-space posed at X_WG: the plane z_G = 0 with normal +z_G (unbounded).
+PlanarFace halfspace_face(const math::Transform& X_WG);
+
+/// The face of the box (full edge lengths `size`, pose X_WG) whose outward normal is closest to
+/// the unit direction dir_W. Returns false (and leaves *face untouched) when that normal makes
+/// dir_W·normal < min_cos, i.e. when dir_W points at an edge or a corner rather than a face.
+bool box_face_along(const math::Vector3& size, const math::Transform& X_WG, const math::Vector3& dir_W,
+                    double min_cos, PlanarFace* face);
+
+/// Contact points of a convex `shape` (pose X_WS; not a half-space) against a planar `face`
+/// that belongs to geometry A when face_is_a (else to B). Candidate points x on the shape's
+/// surface:
+///  - sphere: its lowest point;
+///  - capsule: for each end of its segment, the lowest surface point over that end (the bottom
+///    of the cap sphere for the lower end, the end of the lowest generator line for the
+///    higher end);
+///  - box: its 8 corners;
+///  - cylinder: for each end disc, the lowest rim point plus 8 evenly spaced rim points
+///    (angles kπ/4 from x_G), duplicates merged;
+///  - convex mesh: its vertices.
+/// Each candidate has height φ = normal·(x − center); candidates with φ > margin, or (bounded
+/// face) whose projection falls outside the rectangle, are dropped. A convex mesh keeping more
+/// than 8 points is reduced to its deepest vertex and the extreme vertices along 8 directions
+/// of the face plane (at most 8, deterministic). Each survivor appends
+/// PairContact{p = x − φ/2·normal, n = ±normal (from A into B), φ}. Returns the number of
+/// points appended.
+int face_manifold(const Shape& shape, const math::Transform& X_WS, const PlanarFace& face, double margin,
+                  bool face_is_a, ManifoldScratch& scratch, std::vector<PairContact>& out);
+
+enum class BoxBoxStatus {
+  kSeparated,  ///< some separating axis shows a gap > margin: no contact
+  kContacts,   ///< points appended to out
+  kFallback,   ///< the closest features are not face–face or a penetrating edge–edge pair
+               ///< (e.g. separated edge–edge, corner–corner): use a general distance query
+};
+
+/// Box A (full edge lengths size_a, pose X_WA) against box B. Separating-axis test over the
+/// 15 axes (3 face normals of each box, 9 edge–edge cross products); face axes are preferred
+/// over edge axes, and A's faces over B's, unless the other is clearly better (relative
+/// tolerances). Face axis: the reference face is that face of the chosen box, the incident
+/// face is the face of the other box most anti-parallel to it; the incident quadrilateral is
+/// clipped against the reference face's four side planes (Sutherland–Hodgman) and every
+/// clipped vertex with depth ≤ margin below/above the reference plane gives a point (at most
+/// 8; 4 for aligned face-on-face). Penetrating edge axis: one point midway between the closest
+/// points of the two supporting edges, φ = the separation along that axis.
+BoxBoxStatus box_box_manifold(const math::Vector3& size_a, const math::Transform& X_WA,
+                              const math::Vector3& size_b, const math::Transform& X_WB, double margin,
+                              std::vector<PairContact>& out);
+
+}  // namespace coulomb::geometry::internal
