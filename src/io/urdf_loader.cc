@@ -570,7 +570,7 @@ JointSpec joint_spec(const urdf::Joint& j, const JointDecl& decl, const ErrorCon
 
 /// Records collision geometry and visual colours of `link`; warns about missing meshes.
 void record_geometry(const urdf::Link& link, const std::string& frame, int row, const std::string& base_directory,
-                     const ErrorContext& ctx, UrdfModel& out) {
+                     const ErrorContext& ctx, UrdfAttachment& out) {
   const std::string desc = "link " + in_quotes(link.name);
   for (const urdf::CollisionSharedPtr& c : link.collision_array) {
     if (!c || !c->geometry) continue;
@@ -645,41 +645,51 @@ void record_geometry(const urdf::Link& link, const std::string& frame, int row, 
   }
 }
 
-}  // namespace
-
-UrdfModel parse_urdf(const std::string& xml, const UrdfOptions& options, const std::string& source_name,
-                     const std::string& base_directory) {
-  const ErrorContext ctx(source_name);
-  UrdfModel out;
-
-  // Pass 1.
+/// Passes 1 and 2 over one document. Not copyable (doc holds the XML tree).
+struct ParsedUrdf {
   Document doc;
-  read_document(xml, doc, ctx);
   std::vector<std::vector<int>> children;
-  const int root = check_tree(doc, children, ctx);
+  int root = 0;
+  urdf::ModelInterfaceSharedPtr model;
+  std::vector<std::string> warnings;
+};
+
+void parse_passes_1_2(const std::string& xml, ParsedUrdf& p, const ErrorContext& ctx) {
+  // Pass 1.
+  read_document(xml, p.doc, ctx);
+  p.root = check_tree(p.doc, p.children, ctx);
 
   // Pass 2.
   LogCapture log;
-  const urdf::ModelInterfaceSharedPtr urdf_model = captured_parse(text_for_urdfdom(xml, doc), log);
-  if (!urdf_model || !log.errors.empty()) {
+  p.model = captured_parse(text_for_urdfdom(xml, p.doc), log);
+  if (!p.model || !log.errors.empty()) {
     std::string msg = "URDF parser (urdfdom) rejected the file";
     for (size_t k = 0; k < log.errors.size(); ++k) msg += (k == 0 ? ": " : "; ") + log.errors[k];
     ctx.fail(msg);
   }
   std::set<std::string> seen;  // urdfdom repeats some warnings (visual and visual_array)
   for (const std::string& w : log.warnings)
-    if (seen.insert(w).second) out.warnings.push_back(ctx.source() + ": urdfdom: " + w);
-  out.robot_name = urdf_model->getName();
+    if (seen.insert(w).second) p.warnings.push_back(ctx.source() + ": urdfdom: " + w);
+}
 
-  // Pass 3: depth-first from the root, children in declaration order of their joints.
-  multibody::ModelBuilder builder(out.robot_name);
-  const std::string& root_name = doc.links[root].name;
-  const urdf::LinkConstSharedPtr root_link = urdf_model->getLink(root_name);
+/// Pass 3: depth-first from the root, children in declaration order of their joints.
+void attach_parsed(multibody::ModelBuilder& builder, const ParsedUrdf& p, const UrdfAttachOptions& options,
+                   const std::string& base_directory, const ErrorContext& ctx, UrdfAttachment& out) {
+  const Document& doc = p.doc;
+  out.robot_name = p.model->getName();
+  out.warnings.insert(out.warnings.end(), p.warnings.begin(), p.warnings.end());
+  const std::string& prefix = options.prefix;
+  auto prefixed = [&](const std::string& name) { return name == "world" ? name : prefix + name; };
+
+  const std::string& root_name = doc.links[p.root].name;
+  const urdf::LinkConstSharedPtr root_link = p.model->getLink(root_name);
   if (!root_link) ctx.fail("urdfdom lost the root link " + in_quotes(root_name));
-  const int root_row = doc.links[root].element->Row();
+  const int root_row = doc.links[p.root].element->Row();
 
   auto add = [&](const std::string& name, const std::string& parent, const JointSpec& spec,
                  const math::SpatialInertia& inertia, int row) {
+    if (builder.has_link(name))
+      ctx.fail(row, "link name " + in_quotes(name) + " is already in the model (give the robot a name prefix)");
     try {
       builder.add_link(name, parent, spec, inertia);
     } catch (const std::invalid_argument& e) {
@@ -694,45 +704,54 @@ UrdfModel parse_urdf(const std::string& xml, const UrdfOptions& options, const s
                          "to the world (load it without the floating option)");
     if (root_link->inertial && root_link->inertial->mass > 0.0)
       out.warnings.push_back(ctx.where(root_row) + ": link 'world': <inertial> of the world is ignored");
+    const size_t first = out.collisions.size();
     record_geometry(*root_link, "world", root_row, base_directory, ctx, out);
+    for (size_t k = first; k < out.collisions.size(); ++k)
+      out.collisions[k].X_LG = options.X_W_root * out.collisions[k].X_LG;
+    out.root_link = "world";
   } else {
     JointSpec base;
     if (options.floating) {
       if (options.floating_joint_name.empty()) ctx.fail("the floating joint name is empty");
-      if (doc.joint_index.count(options.floating_joint_name))
-        ctx.fail(row_of(doc.joint_index, doc.joints, options.floating_joint_name),
-                 "the floating joint name " + in_quotes(options.floating_joint_name) +
-                     " is already the name of a joint of the URDF");
-      base.name = options.floating_joint_name;
+      const std::string& fj = options.floating_joint_name;
+      if (fj.rfind(prefix, 0) == 0 && doc.joint_index.count(fj.substr(prefix.size())))
+        ctx.fail(row_of(doc.joint_index, doc.joints, fj.substr(prefix.size())),
+                 "the floating joint name " + in_quotes(fj) + " is already the name of a joint of the URDF");
+      base.name = fj;
       base.type = JointType::kFloating;
+      out.floating_joint = fj;
     } else {
       base.name = "";  // welded: a fixed joint that the builder fuses into the world
       base.type = JointType::kFixed;
+      base.X_PJ = options.X_W_root;
     }
-    add(root_name, "world", base, link_inertia(*root_link, root_row, ctx), root_row);
-    record_geometry(*root_link, root_name, root_row, base_directory, ctx, out);
+    out.root_link = prefixed(root_name);
+    add(out.root_link, "world", base, link_inertia(*root_link, root_row, ctx), root_row);
+    record_geometry(*root_link, out.root_link, root_row, base_directory, ctx, out);
   }
 
-  std::vector<int> stack(children[root].rbegin(), children[root].rend());
+  std::vector<int> stack(p.children[p.root].rbegin(), p.children[p.root].rend());
   while (!stack.empty()) {
     const JointDecl& decl = doc.joints[stack.back()];
     stack.pop_back();
-    const urdf::JointConstSharedPtr joint = urdf_model->getJoint(decl.name);
-    const urdf::LinkConstSharedPtr link = urdf_model->getLink(decl.child);
+    const urdf::JointConstSharedPtr joint = p.model->getJoint(decl.name);
+    const urdf::LinkConstSharedPtr link = p.model->getLink(decl.child);
     if (!joint || !link) ctx.fail(decl.element->Row(), "urdfdom lost joint " + in_quotes(decl.name));
     const int link_row = row_of(doc.link_index, doc.links, decl.child);
-    const JointSpec spec = joint_spec(*joint, decl, ctx, out.warnings);
-    add(decl.child, decl.parent, spec, link_inertia(*link, link_row, ctx), decl.element->Row());
-    record_geometry(*link, decl.child, link_row, base_directory, ctx, out);
-    const std::vector<int>& next = children[doc.link_index.at(decl.child)];
+    JointSpec spec = joint_spec(*joint, decl, ctx, out.warnings);
+    spec.name = prefix + spec.name;
+    if (decl.parent == "world") spec.X_PJ = options.X_W_root * spec.X_PJ;
+    const std::string child = prefixed(decl.child);
+    add(child, prefixed(decl.parent), spec, link_inertia(*link, link_row, ctx), decl.element->Row());
+    out.joints.push_back(spec.name);
+    record_geometry(*link, child, link_row, base_directory, ctx, out);
+    const std::vector<int>& next = p.children[doc.link_index.at(decl.child)];
     stack.insert(stack.end(), next.rbegin(), next.rend());
   }
-
-  out.model = builder.build();
-  return out;
 }
 
-UrdfModel load_urdf(const std::string& path, const UrdfOptions& options) {
+/// The text of a URDF file; throws UrdfError naming it if it cannot be read.
+std::string read_urdf_file(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) throw UrdfError(path + ": cannot read URDF file: no such file");
   if (fs::is_directory(path, ec)) throw UrdfError(path + ": cannot read URDF file: it is a directory");
@@ -741,8 +760,57 @@ UrdfModel load_urdf(const std::string& path, const UrdfOptions& options) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw UrdfError(path + ": cannot read URDF file: read error");
+  return text.str();
+}
+
+std::string directory_of(const std::string& path) {
   const fs::path parent = fs::path(path).parent_path();
-  return parse_urdf(text.str(), options, path, parent.empty() ? std::string(".") : parent.string());
+  return parent.empty() ? std::string(".") : parent.string();
+}
+
+}  // namespace
+
+UrdfModel parse_urdf(const std::string& xml, const UrdfOptions& options, const std::string& source_name,
+                     const std::string& base_directory) {
+  const ErrorContext ctx(source_name);
+  ParsedUrdf parsed;
+  parse_passes_1_2(xml, parsed, ctx);
+  multibody::ModelBuilder builder(parsed.model->getName());
+  UrdfAttachOptions attach;
+  attach.floating = options.floating;
+  attach.floating_joint_name = options.floating_joint_name;
+  UrdfAttachment a;
+  attach_parsed(builder, parsed, attach, base_directory, ctx, a);
+  UrdfModel out;
+  out.robot_name = std::move(a.robot_name);
+  out.collisions = std::move(a.collisions);
+  out.colors = std::move(a.colors);
+  out.warnings = std::move(a.warnings);
+  out.model = builder.build();
+  return out;
+}
+
+UrdfModel load_urdf(const std::string& path, const UrdfOptions& options) {
+  return parse_urdf(read_urdf_file(path), options, path, directory_of(path));
+}
+
+UrdfAttachment add_urdf_string(multibody::ModelBuilder& builder, const std::string& xml,
+                               const UrdfAttachOptions& options, const std::string& source_name,
+                               const std::string& base_directory) {
+  const ErrorContext ctx(source_name);
+  ParsedUrdf parsed;
+  parse_passes_1_2(xml, parsed, ctx);
+  UrdfAttachment out;
+  attach_parsed(builder, parsed, options, base_directory, ctx, out);
+  return out;
+}
+
+UrdfAttachment add_urdf(multibody::ModelBuilder& builder, const std::string& path, const UrdfAttachOptions& options) {
+  return add_urdf_string(builder, read_urdf_file(path), options, path, directory_of(path));
+}
+
+std::string resolve_model_file(const std::string& uri, const std::string& base_directory) {
+  return resolve_mesh(uri, base_directory).string();
 }
 
 }  // namespace coulomb::io

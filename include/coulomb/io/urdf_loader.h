@@ -91,4 +91,54 @@ UrdfModel load_urdf(const std::string& path, const UrdfOptions& options = {});
 UrdfModel parse_urdf(const std::string& xml, const UrdfOptions& options = {},
                      const std::string& source_name = "<string>", const std::string& base_directory = ".");
 
+// ------------------------------------------------------------------------------------------
+// Several robots in one Model (the scene loader): add a URDF to an existing ModelBuilder.
+
+struct UrdfAttachOptions {
+  /// Attach the root link to the world with a floating joint (see UrdfOptions::floating).
+  bool floating = false;
+  /// Name of that floating joint, used as is (not prefixed). Must not be empty when floating.
+  std::string floating_joint_name = "root_joint";
+  /// Prepended to every link and joint name of the URDF (e.g. "a1/"), so that several copies
+  /// of a robot can share one Model. The world link "world" is never prefixed.
+  std::string prefix;
+  /// Welded roots: pose of the root link in the world (the fixed joint's origin). A URDF whose
+  /// root link is "world" has its joints from the world (and its world collisions) moved by
+  /// it. Ignored when floating: the caller sets the pose in the floating joint's coordinates.
+  math::Transform X_W_root = math::Transform::Identity();
+};
+
+/// What add_urdf added.
+struct UrdfAttachment {
+  std::string robot_name;      ///< <robot name>
+  std::string root_link;       ///< prefixed name of the root link ("world" if the URDF's root is the world)
+  std::string floating_joint;  ///< name of the floating joint, empty when welded
+  /// Prefixed names of the URDF's joints (fixed ones included), in the order they were added
+  /// (depth-first from the root, children in declaration order).
+  std::vector<std::string> joints;
+  std::vector<UrdfCollision> collisions;  ///< link names prefixed (UrdfCollision::link)
+  std::vector<UrdfColor> colors;          ///< link names prefixed
+  std::vector<std::string> warnings;
+};
+
+/// Adds the URDF file at `path` to `builder` (the same checks, errors and geometry records as
+/// load_urdf; names prefixed by options.prefix). On a UrdfError the builder may hold part of
+/// the robot and should be discarded. Also throws UrdfError (naming the file) when a prefixed
+/// link or joint name is already in the builder.
+UrdfAttachment add_urdf(multibody::ModelBuilder& builder, const std::string& path,
+                        const UrdfAttachOptions& options = {});
+
+/// As add_urdf, from a string (source_name and base_directory as in parse_urdf).
+UrdfAttachment add_urdf_string(multibody::ModelBuilder& builder, const std::string& xml,
+                               const UrdfAttachOptions& options = {}, const std::string& source_name = "<string>",
+                               const std::string& base_directory = ".");
+
+/// Resolves a model file name as written in a URDF or a scene (relative path, absolute path,
+/// file:// or package:// URI) by the search load_urdf uses for meshes: base_directory first,
+/// then each directory of the colon-separated COULOMB_MODEL_PATH; package://PKG/REST is looked
+/// for as ANCESTOR/REST for an ancestor of base_directory named PKG, as DIR/PKG/REST and as
+/// DIR/SUFFIX for each trailing part SUFFIX of REST. Returns the path of an existing regular
+/// file, or "" when there is none.
+std::string resolve_model_file(const std::string& uri, const std::string& base_directory);
+
 }  // namespace coulomb::io

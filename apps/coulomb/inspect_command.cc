@@ -1,0 +1,266 @@
+// `coulomb inspect SCENE.yaml [--json]`: what a scene file assembles to, without simulating.
+//
+// Loads the scene (io::load_scene), places every geometry at the initial configuration q0
+// (forward kinematics, CollisionWorld::update_poses) and gathers the contacts there
+// (contact::gather_contacts, with the scene's contact defaults and collision margin). Prints
+// the model (trees, bodies with masses, DOFs), robots, actuators, springs, geometries and the
+// initial contacts (pairs, points, normals, signed distances φ), as text or, with --json, as
+// one object documented in docs/scene-format.md ("Inspecting a scene").
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "coulomb/contact/contact_set.h"
+#include "coulomb/geometry/collision_world.h"
+#include "coulomb/io/scene_loader.h"
+#include "coulomb/multibody.h"
+
+namespace coulomb::cli {
+
+namespace {
+
+constexpr const char* kFooter = R"(Output (text, or one JSON object with --json; see docs/scene-format.md):
+  model      nq, nv (DOFs), total mass [kg], gravity [m/s^2]
+  trees      every kinematic tree hanging from the world: root body, bodies, DOFs
+  bodies     every moving body: index, name, mass [kg] (welded links included), tree, parent,
+             joint and joint type; bodies fixed to the world are fused into 'world'
+  robots     URDF robots: name prefix, file, floating or welded, root body
+  actuators  PD actuators (kp, kd, target, effort limit), springs (stiffness, rest position)
+  contacts   at the initial state q0: geometry and body pair (normal from A into B), point
+             [m], unit normal, signed distance phi [m] (< 0: overlap), combined mu,
+             stiffness [N/m] and dissipation time [s]. Pairs with phi <= margin are listed.
+Warnings (e.g. skipped mesh collisions) go to stderr.
+
+Examples:
+  coulomb inspect examples/scenes/a1_drop.yaml
+  coulomb inspect examples/scenes/clutter.yaml --json)";
+
+std::vector<double> to_std(const Eigen::VectorXd& x) { return {x.data(), x.data() + x.size()}; }
+std::vector<double> to_std(const math::Vector3& x) { return {x.x(), x.y(), x.z()}; }
+
+std::string vec3(const math::Vector3& x, int precision = 6) {
+  std::ostringstream os;
+  os << std::setprecision(precision) << "(" << x.x() << ", " << x.y() << ", " << x.z() << ")";
+  return os.str();
+}
+
+/// Positive numbers print as is; infinity as "inf" (JSON: null would lose meaning, so a string).
+nlohmann::ordered_json json_number(double x) {
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  return x;
+}
+
+struct InspectOptions {
+  std::string scene_path;
+  bool json = false;
+};
+
+int run_inspect(const InspectOptions& opt) {
+  const io::Scene scene = io::load_scene(opt.scene_path);
+  for (const std::string& w : scene.warnings) std::cerr << "coulomb: warning: " << w << "\n";
+  const multibody::Model& model = scene.model;
+
+  multibody::Workspace ws(model);
+  multibody::forward_kinematics(model, ws, scene.q0);
+  geometry::CollisionWorld world(model, scene.geometries, scene.collision);
+  world.update_poses(ws);
+  contact::ContactSet contacts;
+  contact::gather_contacts(world, scene.contact, contacts);
+  const std::vector<geometry::Geometry>& geometries = world.geometries();
+
+  // Trees: root body → bodies; DOFs per tree.
+  std::map<int, std::vector<int>> trees;
+  for (int b = 1; b < model.num_bodies(); ++b) trees[model.body(b).tree].push_back(b);
+  auto body_mass = [&](int b) { return model.body(b).inertia.mass; };
+
+  if (opt.json) {
+    nlohmann::ordered_json out;
+    out["scene"] = opt.scene_path;
+    out["description"] = scene.description;
+    out["num_dofs"] = model.nv();
+    out["num_positions"] = model.nq();
+    out["num_bodies"] = model.num_bodies() - 1;
+    out["total_mass"] = model.total_mass();
+    out["gravity"] = to_std(model.gravity());
+    out["time_step"] = scene.time_step;
+    out["duration"] = scene.duration;
+    out["solver"] = scene.solver;
+    out["integrator"] = scene.integrator;
+    out["contact_defaults"] = {{"mu", scene.contact.mu},
+                               {"stiffness", scene.contact.stiffness},
+                               {"dissipation_time", scene.contact.dissipation_time}};
+    out["margin"] = scene.collision.margin;
+    out["dof_names"] = model.dof_names();
+    out["position_names"] = model.position_names();
+    out["q0"] = to_std(scene.q0);
+    out["v0"] = to_std(scene.v0);
+    out["world_mass"] = body_mass(0);
+    nlohmann::ordered_json tree_list = nlohmann::ordered_json::array();
+    for (const auto& [root, bodies] : trees) {
+      int dofs = 0;
+      std::vector<std::string> names;
+      for (int b : bodies) {
+        dofs += model.body(b).joint.nv;
+        names.push_back(model.body(b).name);
+      }
+      tree_list.push_back({{"root_body", root}, {"root", model.body(root).name}, {"bodies", names}, {"num_dofs", dofs}});
+    }
+    out["trees"] = tree_list;
+    nlohmann::ordered_json body_list = nlohmann::ordered_json::array();
+    for (int b = 1; b < model.num_bodies(); ++b) {
+      const multibody::Body& body = model.body(b);
+      body_list.push_back({{"index", b},
+                           {"name", body.name},
+                           {"mass", body.inertia.mass},
+                           {"tree", body.tree},
+                           {"parent", model.body(body.parent).name},
+                           {"joint", body.joint.name},
+                           {"joint_type", multibody::joint_type_name(body.joint.type)},
+                           {"q_index", body.joint.q_index},
+                           {"v_index", body.joint.v_index},
+                           {"nv", body.joint.nv}});
+    }
+    out["bodies"] = body_list;
+    nlohmann::ordered_json robot_list = nlohmann::ordered_json::array();
+    for (const io::SceneRobot& r : scene.robots)
+      robot_list.push_back({{"name", r.name},
+                            {"urdf", r.urdf_path},
+                            {"floating", r.floating},
+                            {"floating_joint", r.floating_joint},
+                            {"root_body", r.root_body},
+                            {"warnings", r.warnings}});
+    out["robots"] = robot_list;
+    nlohmann::ordered_json actuator_list = nlohmann::ordered_json::array();
+    for (const io::Actuator& a : scene.actuators)
+      actuator_list.push_back({{"joint", a.joint},
+                               {"kp", a.kp},
+                               {"kd", a.kd},
+                               {"target", a.q_target},
+                               {"velocity_target", a.v_target},
+                               {"effort_limit", json_number(a.effort_limit)}});
+    out["actuators"] = actuator_list;
+    nlohmann::ordered_json spring_list = nlohmann::ordered_json::array();
+    for (const io::JointSpring& s : scene.springs)
+      spring_list.push_back({{"joint", s.joint},
+                             {"stiffness", s.stiffness},
+                             {"damping", s.damping},
+                             {"rest_position", s.rest_position}});
+    out["springs"] = spring_list;
+    out["num_geometries"] = geometries.size();
+    nlohmann::ordered_json geometry_list = nlohmann::ordered_json::array();
+    for (const geometry::Geometry& g : geometries)
+      geometry_list.push_back(
+          {{"name", g.name}, {"body", model.body(g.body).name}, {"shape", geometry::shape_type_name(g.shape.type)}});
+    out["geometries"] = geometry_list;
+    out["num_contacts"] = contacts.size();
+    nlohmann::ordered_json contact_list = nlohmann::ordered_json::array();
+    for (const contact::Contact& c : contacts.contacts)
+      contact_list.push_back({{"body_a", model.body(c.body_a).name},
+                              {"body_b", model.body(c.body_b).name},
+                              {"geometry_a", geometries[c.geometry_a].name},
+                              {"geometry_b", geometries[c.geometry_b].name},
+                              {"point", to_std(c.p_W)},
+                              {"normal", to_std(c.n_W)},
+                              {"distance", c.phi},
+                              {"mu", c.material.mu},
+                              {"stiffness", json_number(c.material.stiffness)},
+                              {"dissipation_time", c.material.dissipation_time}});
+    out["contacts"] = contact_list;
+    out["warnings"] = scene.warnings;
+    std::cout << out.dump(1) << "\n";
+    return 0;
+  }
+
+  std::cout << std::setprecision(6);
+  std::cout << "scene        " << opt.scene_path << "\n";
+  if (!scene.description.empty()) {
+    std::string d = scene.description;
+    while (!d.empty() && d.back() == '\n') d.pop_back();
+    std::cout << "             " << d << "\n";
+  }
+  std::cout << "settings     time_step " << scene.time_step << " s, duration " << scene.duration << " s, solver "
+            << scene.solver << ", integrator " << scene.integrator << "\n"
+            << "contact      mu " << scene.contact.mu << ", stiffness " << scene.contact.stiffness
+            << " N/m, dissipation_time " << scene.contact.dissipation_time << " s, margin " << scene.collision.margin
+            << " m\n"
+            << "model        nq = " << model.nq() << ", nv = " << model.nv() << " DOFs, " << (model.num_bodies() - 1)
+            << " moving bodies, total mass " << std::setprecision(10) << model.total_mass() << std::setprecision(6)
+            << " kg (" << body_mass(0) << " kg fixed to the world)\n"
+            << "gravity      " << vec3(model.gravity()) << " m/s^2\n\n";
+
+  std::cout << "trees (" << trees.size() << "):\n";
+  for (const auto& [root, bodies] : trees) {
+    int dofs = 0;
+    for (int b : bodies) dofs += model.body(b).joint.nv;
+    std::cout << "  tree " << root << ": root " << model.body(root).name << ", " << bodies.size() << " bod"
+              << (bodies.size() == 1 ? "y" : "ies") << ", " << dofs << " DOFs\n";
+  }
+  std::cout << "\nbodies:\n";
+  size_t width = 4;
+  for (int b = 1; b < model.num_bodies(); ++b) width = std::max(width, model.body(b).name.size());
+  std::cout << "  " << std::setw(4) << "#" << "  " << std::left << std::setw(static_cast<int>(width)) << "name"
+            << std::right << std::setw(12) << "mass [kg]" << std::setw(6) << "tree" << "  joint (type, dofs)\n";
+  for (int b = 1; b < model.num_bodies(); ++b) {
+    const multibody::Body& body = model.body(b);
+    std::cout << "  " << std::setw(4) << b << "  " << std::left << std::setw(static_cast<int>(width)) << body.name
+              << std::right << std::setw(12) << body.inertia.mass << std::setw(6) << body.tree << "  "
+              << body.joint.name << " (" << multibody::joint_type_name(body.joint.type) << ", " << body.joint.nv
+              << ")\n";
+  }
+  if (!scene.robots.empty()) {
+    std::cout << "\nrobots:\n";
+    for (const io::SceneRobot& r : scene.robots)
+      std::cout << "  " << (r.name.empty() ? "(unnamed)" : r.name) << ": " << r.urdf_path << ", "
+                << (r.floating ? "floating (" + r.floating_joint + ")" : std::string("welded")) << ", root body "
+                << r.root_body << "\n";
+  }
+  if (!scene.actuators.empty()) {
+    std::cout << "\nactuators (" << scene.actuators.size() << "):\n";
+    for (const io::Actuator& a : scene.actuators)
+      std::cout << "  " << a.joint << ": kp " << a.kp << ", kd " << a.kd << ", target " << a.q_target
+                << ", effort limit " << a.effort_limit << "\n";
+  }
+  if (!scene.springs.empty()) {
+    std::cout << "\nsprings (" << scene.springs.size() << "):\n";
+    for (const io::JointSpring& s : scene.springs)
+      std::cout << "  " << s.joint << ": stiffness " << s.stiffness << ", damping " << s.damping << ", rest "
+                << s.rest_position << "\n";
+  }
+  std::cout << "\ngeometries: " << geometries.size() << "\n";
+  std::cout << "\ncontacts at the initial state: " << contacts.size() << "\n";
+  for (const contact::Contact& c : contacts.contacts) {
+    std::cout << "  " << geometries[c.geometry_a].name << " (" << model.body(c.body_a).name << ") -> "
+              << geometries[c.geometry_b].name << " (" << model.body(c.body_b).name << ")\n"
+              << "      point " << vec3(c.p_W) << "  normal " << vec3(c.n_W) << "  phi " << c.phi << " m  mu "
+              << c.material.mu << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_inspect_command(CLI::App& app) {
+  auto opt = std::make_shared<InspectOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "inspect", "Load a scene file and print its model (trees, bodies, DOFs, masses) and the contacts at its "
+                 "initial state (pairs, points, normals, signed distances).");
+  sub->add_option("SCENE", opt->scene_path,
+                  "Scene file (YAML, docs/scene-format.md); model paths resolve against its directory, then "
+                  "COULOMB_MODEL_PATH")
+      ->required();
+  sub->add_flag("--json", opt->json,
+                "Print one JSON object: num_dofs, bodies [{name, mass, ...}], contacts [{body_a, body_b, point, "
+                "normal, distance, ...}], trees, robots, actuators, geometries, ... (docs/scene-format.md)");
+  sub->footer(kFooter);
+  return Command{sub, [opt]() { return run_inspect(*opt); }};
+}
+
+}  // namespace coulomb::cli

@@ -1,0 +1,991 @@
+// Scene files (YAML, read with yaml-cpp) → io::Scene: one multibody::Model holding every free
+// body, fixed body and robot, the collision geometries, the initial state, PD actuators, joint
+// springs and the simulation settings. Schema: docs/scene-format.md.
+//
+// Two passes. The first walks the document, checks every key and value (each error names the
+// file, the line and the key path, e.g. "bodies[3].shapes[0].radius") and adds bodies and
+// robots to one ModelBuilder. The second runs on the built Model (whose coordinates are
+// renumbered tree by tree) and fills the initial state, actuators, springs and geometries,
+// resolving joint names against the robots' URDF joints.
+#include "coulomb/io/scene_loader.h"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <system_error>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include <yaml-cpp/yaml.h>
+
+#include "coulomb/io/urdf_loader.h"
+
+namespace coulomb::io {
+
+namespace {
+
+namespace fs = std::filesystem;
+using math::Matrix3;
+using math::Transform;
+using math::Vector3;
+using multibody::JointSpec;
+using multibody::JointType;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::string fmt(double x) {
+  std::ostringstream os;
+  os.precision(10);
+  os << x;
+  return os.str();
+}
+
+std::string in_quotes(const std::string& s) { return "'" + s + "'"; }
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+// ------------------------------------------------------------------------------------------
+// Error reporting
+
+/// Builds SceneError messages "<source>:<line>: <key path>: <what>" (line 1-based; omitted when
+/// unknown, key path omitted when empty).
+class Reader {
+ public:
+  explicit Reader(std::string source) : source_(std::move(source)) {}
+
+  static int line_of(const YAML::Node& node) {
+    if (!node.IsDefined()) return 0;
+    const YAML::Mark mark = node.Mark();
+    return mark.is_null() ? 0 : mark.line + 1;
+  }
+
+  [[noreturn]] void fail_line(int line, const std::string& path, const std::string& what) const {
+    std::string msg = source_;
+    if (line > 0) msg += ":" + std::to_string(line);
+    msg += ": ";
+    if (!path.empty()) msg += path + ": ";
+    throw SceneError(msg + what);
+  }
+  [[noreturn]] void fail(const YAML::Node& at, const std::string& path, const std::string& what) const {
+    fail_line(line_of(at), path, what);
+  }
+  std::string where(const YAML::Node& at) const {
+    const int line = line_of(at);
+    return line > 0 ? source_ + ":" + std::to_string(line) : source_;
+  }
+
+ private:
+  std::string source_;
+};
+
+std::string node_text(const YAML::Node& node) {
+  if (node.IsNull()) return "nothing (null)";
+  if (node.IsSequence()) return "a list";
+  if (node.IsMap()) return "a mapping";
+  return in_quotes(node.Scalar());
+}
+
+// ------------------------------------------------------------------------------------------
+// Typed values
+
+/// Parses a YAML scalar as a double: decimal/scientific notation, YAML's .nan/.inf/-.inf and
+/// nan/inf (so that they can be reported as not finite rather than as garbage).
+bool parse_double(std::string text, double& out) {
+  static const std::map<std::string, double> kSpecial = {
+      {".nan", NAN},  {".NaN", NAN},   {".NAN", NAN},   {".inf", kInf},   {".Inf", kInf},
+      {".INF", kInf}, {"+.inf", kInf}, {"+.Inf", kInf}, {"+.INF", kInf},  {"-.inf", -kInf},
+      {"-.Inf", -kInf}, {"-.INF", -kInf}};
+  if (auto it = kSpecial.find(text); it != kSpecial.end()) {
+    out = it->second;
+    return true;
+  }
+  std::string_view t(text);
+  if (!t.empty() && t.front() == '+') t.remove_prefix(1);
+  if (t.empty()) return false;
+  const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), out);
+  if (ec == std::errc::result_out_of_range) {
+    out = (t.front() == '-') ? -kInf : kInf;
+    return ptr == t.data() + t.size();
+  }
+  return ec == std::errc() && ptr == t.data() + t.size();
+}
+
+enum class Finite { kRequired, kAllowPositiveInfinity };
+
+double number(const Reader& r, const YAML::Node& node, const std::string& path,
+              Finite finite = Finite::kRequired) {
+  if (!node.IsScalar()) r.fail(node, path, "expected a number, got " + node_text(node));
+  double x = 0.0;
+  if (node.Tag() == "!" || !parse_double(node.Scalar(), x))  // "!": a quoted string
+    r.fail(node, path, "expected a number, got " + node_text(node));
+  if (std::isnan(x) || (std::isinf(x) && (finite == Finite::kRequired || x < 0.0)))
+    r.fail(node, path,
+           std::string(finite == Finite::kRequired ? "must be a finite number" : "must be a number or .inf") +
+               ", got " + node.Scalar());
+  return x;
+}
+
+std::vector<double> numbers(const Reader& r, const YAML::Node& node, const std::string& path, int count) {
+  if (!node.IsSequence() || (count >= 0 && static_cast<int>(node.size()) != count))
+    r.fail(node, path,
+           "expected a list of " + std::to_string(count) + " numbers, got " +
+               (node.IsSequence() ? "a list of " + std::to_string(node.size()) : node_text(node)));
+  std::vector<double> out;
+  for (size_t k = 0; k < node.size(); ++k) out.push_back(number(r, node[k], path + "[" + std::to_string(k) + "]"));
+  return out;
+}
+
+Vector3 vector3(const Reader& r, const YAML::Node& node, const std::string& path) {
+  const std::vector<double> x = numbers(r, node, path, 3);
+  return {x[0], x[1], x[2]};
+}
+
+bool boolean(const Reader& r, const YAML::Node& node, const std::string& path) {
+  if (node.IsScalar() && node.Tag() != "!") {
+    const std::string& s = node.Scalar();
+    if (s == "true" || s == "True" || s == "TRUE") return true;
+    if (s == "false" || s == "False" || s == "FALSE") return false;
+  }
+  r.fail(node, path, "expected true or false, got " + node_text(node));
+}
+
+std::string string(const Reader& r, const YAML::Node& node, const std::string& path) {
+  if (!node.IsScalar()) r.fail(node, path, "expected a string, got " + node_text(node));
+  return node.Scalar();
+}
+
+/// A 32-bit collision group or mask: a decimal or 0x-hexadecimal integer in [0, 2³² − 1].
+std::uint32_t bits32(const Reader& r, const YAML::Node& node, const std::string& path) {
+  if (node.IsScalar() && node.Tag() != "!") {
+    std::string_view t(node.Scalar());
+    int base = 10;
+    if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+      t.remove_prefix(2);
+      base = 16;
+    }
+    std::uint64_t x = 0;
+    const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), x, base);
+    if (ec == std::errc() && ptr == t.data() + t.size() && !t.empty()) {
+      if (x > 0xFFFFFFFFull) r.fail(node, path, "must fit in 32 bits (at most 0xFFFFFFFF), got " + node.Scalar());
+      return static_cast<std::uint32_t>(x);
+    }
+  }
+  r.fail(node, path, "expected a non-negative integer (decimal or 0x hexadecimal), got " + node_text(node));
+}
+
+// ------------------------------------------------------------------------------------------
+// Mappings with checked keys
+
+struct Entry {
+  std::string key;
+  YAML::Node key_node;
+  YAML::Node value;
+};
+
+/// A YAML mapping at key path `path`, with its keys checked against an allowed list.
+class Map {
+ public:
+  Map(const Reader& r, const YAML::Node& node, std::string path, std::initializer_list<const char*> allowed)
+      : r_(r), node_(node), path_(std::move(path)) {
+    if (!node.IsMap()) r.fail(node, path_, "expected a mapping (key: value entries), got " + node_text(node));
+    std::vector<std::string> allowed_keys(allowed.begin(), allowed.end());
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const YAML::Node key = it->first;
+      if (!key.IsScalar()) r.fail(key, path_, "a key must be a string, got " + node_text(key));
+      const std::string& k = key.Scalar();
+      if (find(k) != nullptr)
+        r.fail(key, child(k), "duplicate key " + in_quotes(k) + " (first on line " +
+                                  std::to_string(Reader::line_of(find(k)->key_node)) + ")");
+      if (allowed.size() > 0 && std::find(allowed_keys.begin(), allowed_keys.end(), k) == allowed_keys.end())
+        r.fail(key, child(k), "unknown key " + in_quotes(k) + " (expected one of: " + join(allowed_keys) + ")");
+      entries_.push_back({k, key, it->second});
+    }
+  }
+
+  const std::string& path() const { return path_; }
+  const YAML::Node& node() const { return node_; }
+  const std::vector<Entry>& entries() const { return entries_; }
+  std::string child(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+
+  const Entry* find(const std::string& key) const {
+    for (const Entry& e : entries_)
+      if (e.key == key) return &e;
+    return nullptr;
+  }
+  bool has(const std::string& key) const { return find(key) != nullptr; }
+  const YAML::Node& value(const std::string& key) const {
+    const Entry* e = find(key);
+    if (e == nullptr) missing(key);
+    return e->value;
+  }
+  [[noreturn]] void missing(const std::string& key) const {
+    r_.fail(node_, path_, "missing required key " + in_quotes(key));
+  }
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    const Entry* e = find(key);
+    r_.fail(e ? e->value : node_, child(key), what);
+  }
+
+  double number(const std::string& key, std::optional<double> fallback = std::nullopt,
+                Finite finite = Finite::kRequired) const {
+    if (!has(key)) {
+      if (!fallback) missing(key);
+      return *fallback;
+    }
+    return io::number(r_, value(key), child(key), finite);
+  }
+  Vector3 vector3(const std::string& key, const Vector3& fallback) const {
+    return has(key) ? io::vector3(r_, value(key), child(key)) : fallback;
+  }
+  bool boolean(const std::string& key, bool fallback) const {
+    return has(key) ? io::boolean(r_, value(key), child(key)) : fallback;
+  }
+  std::string string(const std::string& key, std::optional<std::string> fallback = std::nullopt) const {
+    if (!has(key)) {
+      if (!fallback) missing(key);
+      return *fallback;
+    }
+    return io::string(r_, value(key), child(key));
+  }
+
+ private:
+  const Reader& r_;
+  YAML::Node node_;
+  std::string path_;
+  std::vector<Entry> entries_;
+};
+
+// ------------------------------------------------------------------------------------------
+// Pieces shared by bodies, shapes and robots
+
+void require(bool ok, const Map& m, const std::string& key, const std::string& what, double value) {
+  if (!ok) m.fail(key, what + ", got " + fmt(value));
+}
+
+/// position + (rpy | quaternion [w, x, y, z]); identity when absent.
+Transform read_pose(const Reader& r, const Map& m) {
+  Transform X;
+  X.p = m.vector3("position", Vector3::Zero());
+  if (m.has("rpy") && m.has("quaternion"))
+    r.fail(m.find("quaternion")->key_node, m.child("quaternion"), "give either rpy or quaternion, not both");
+  if (m.has("rpy")) {
+    const Vector3 rpy = vector3(r, m.value("rpy"), m.child("rpy"));
+    X.R = math::rotation_from_rpy(rpy.x(), rpy.y(), rpy.z());
+  } else if (m.has("quaternion")) {
+    const std::vector<double> q = numbers(r, m.value("quaternion"), m.child("quaternion"), 4);
+    const math::Quaternion quat(q[0], q[1], q[2], q[3]);
+    if (!(quat.norm() > 1e-9)) m.fail("quaternion", "must be non-zero ([w, x, y, z]), got a zero quaternion");
+    X.R = quat.normalized().toRotationMatrix();
+  }
+  return X;
+}
+
+/// The `contact:` override block of a body or robot (mu ≥ 0, stiffness > 0 or .inf, τ_d ≥ 0).
+geometry::ContactMaterial read_material(const Reader& r, const Map& parent) {
+  geometry::ContactMaterial material;
+  if (!parent.has("contact")) return material;
+  const Map m(r, parent.value("contact"), parent.child("contact"), {"mu", "stiffness", "dissipation_time"});
+  if (m.has("mu")) {
+    material.mu = m.number("mu");
+    require(*material.mu >= 0.0, m, "mu", "must be >= 0", *material.mu);
+  }
+  if (m.has("stiffness")) {
+    material.stiffness = m.number("stiffness", {}, Finite::kAllowPositiveInfinity);
+    require(*material.stiffness > 0.0, m, "stiffness", "must be > 0 (or .inf for a rigid side)", *material.stiffness);
+  }
+  if (m.has("dissipation_time")) {
+    material.dissipation_time = m.number("dissipation_time");
+    require(*material.dissipation_time >= 0.0, m, "dissipation_time", "must be >= 0", *material.dissipation_time);
+  }
+  return material;
+}
+
+/// `color: [r, g, b]` or `[r, g, b, a]`, each in [0, 1].
+std::optional<std::array<double, 4>> read_color(const Reader& r, const Map& m) {
+  if (!m.has("color")) return std::nullopt;
+  const YAML::Node& node = m.value("color");
+  if (!node.IsSequence() || (node.size() != 3 && node.size() != 4))
+    r.fail(node, m.child("color"), "expected [r, g, b] or [r, g, b, a] with entries in [0, 1], got " + node_text(node));
+  std::array<double, 4> rgba = {0.0, 0.0, 0.0, 1.0};
+  for (size_t k = 0; k < node.size(); ++k) {
+    const std::string path = m.child("color") + "[" + std::to_string(k) + "]";
+    rgba[k] = number(r, node[k], path);
+    if (rgba[k] < 0.0 || rgba[k] > 1.0) r.fail(node[k], path, "must be in [0, 1], got " + fmt(rgba[k]));
+  }
+  return rgba;
+}
+
+struct Filter {
+  std::uint32_t group = 1;
+  std::uint32_t mask = 0xFFFFFFFFu;
+};
+
+Filter read_filter(const Reader& r, const Map& m) {
+  Filter f;
+  if (m.has("collision_group")) f.group = bits32(r, m.value("collision_group"), m.child("collision_group"));
+  if (m.has("collision_mask")) f.mask = bits32(r, m.value("collision_mask"), m.child("collision_mask"));
+  return f;
+}
+
+// ------------------------------------------------------------------------------------------
+// Shapes
+
+struct ShapeSpec {
+  geometry::Shape shape;
+  Transform X_BG;
+  std::string name;  // empty: "shapeK"
+  std::optional<std::array<double, 4>> rgba;
+  YAML::Node node;
+  std::string path;
+};
+
+constexpr const char* kShapeTypes = "sphere, box, capsule, cylinder, halfspace, convex_mesh";
+
+double positive(const Map& m, const std::string& key) {
+  const double x = m.number(key);
+  require(x > 0.0, m, key, "must be > 0", x);
+  return x;
+}
+
+ShapeSpec read_shape(const Reader& r, const YAML::Node& node, const std::string& path) {
+  // Keys are checked against the type's list below, once the type is known.
+  const Map any(r, node, path, {});
+  const std::string type = any.string("type");
+  ShapeSpec s;
+  s.node = node;
+  s.path = path;
+#define COMMON "type", "name", "position", "rpy", "quaternion", "color"
+  if (type == "sphere") {
+    const Map m(r, node, path, {COMMON, "radius"});
+    s.shape = geometry::Shape::Sphere(positive(m, "radius"));
+  } else if (type == "box") {
+    const Map m(r, node, path, {COMMON, "size"});
+    const Vector3 size = vector3(r, m.value("size"), m.child("size"));
+    for (int k = 0; k < 3; ++k)
+      if (!(size[k] > 0.0))
+        r.fail(m.value("size")[k], m.child("size") + "[" + std::to_string(k) + "]",
+               "must be > 0 (full edge lengths), got " + fmt(size[k]));
+    s.shape = geometry::Shape::Box(size);
+  } else if (type == "capsule" || type == "cylinder") {
+    const Map m(r, node, path, {COMMON, "radius", "length"});
+    const double radius = positive(m, "radius");
+    const double length = positive(m, "length");
+    s.shape = type == "capsule" ? geometry::Shape::Capsule(radius, length) : geometry::Shape::Cylinder(radius, length);
+  } else if (type == "halfspace") {
+    const Map m(r, node, path, {COMMON, "normal"});
+    s.shape = geometry::Shape::HalfSpace();
+    if (m.has("normal") && (m.has("rpy") || m.has("quaternion")))
+      r.fail(m.find("normal")->key_node, m.child("normal"),
+             "give either normal or rpy/quaternion for a half-space, not both");
+  } else if (type == "convex_mesh") {
+    const Map m(r, node, path, {COMMON, "vertices", "triangles"});
+    const YAML::Node& vs = m.value("vertices");
+    if (!vs.IsSequence() || vs.size() < 4)
+      r.fail(vs, m.child("vertices"), "expected a list of at least 4 points [x, y, z], got " + node_text(vs));
+    std::vector<Vector3> vertices;
+    for (size_t k = 0; k < vs.size(); ++k)
+      vertices.push_back(vector3(r, vs[k], m.child("vertices") + "[" + std::to_string(k) + "]"));
+    const YAML::Node& ts = m.value("triangles");
+    if (!ts.IsSequence() || ts.size() < 4)
+      r.fail(ts, m.child("triangles"), "expected a list of at least 4 index triples [i, j, k], got " + node_text(ts));
+    std::vector<std::array<int, 3>> triangles;
+    for (size_t k = 0; k < ts.size(); ++k) {
+      const std::string tp = m.child("triangles") + "[" + std::to_string(k) + "]";
+      const std::vector<double> t = numbers(r, ts[k], tp, 3);
+      std::array<int, 3> tri{};
+      for (int i = 0; i < 3; ++i) {
+        if (t[i] != std::floor(t[i]) || t[i] < 0 || t[i] >= static_cast<double>(vertices.size()))
+          r.fail(ts[k][i], tp + "[" + std::to_string(i) + "]",
+                 "must be a vertex index in [0, " + std::to_string(vertices.size() - 1) + "], got " + fmt(t[i]));
+        tri[i] = static_cast<int>(t[i]);
+      }
+      triangles.push_back(tri);
+    }
+    s.shape = geometry::Shape::ConvexMesh(std::move(vertices), std::move(triangles));
+  } else {
+    r.fail(any.value("type"), any.child("type"), "unknown shape type " + in_quotes(type) + " (expected one of: " +
+                                                     kShapeTypes + ")");
+  }
+#undef COMMON
+  const Map m(r, node, path, {});
+  s.name = m.string("name", "");
+  if (m.has("name") && (s.name.empty() || s.name.find('/') != std::string::npos))
+    m.fail("name", "must be non-empty and contain no '/', got " + in_quotes(s.name));
+  s.X_BG = read_pose(r, m);
+  if (m.has("normal")) {
+    const Vector3 n = vector3(r, m.value("normal"), m.child("normal"));
+    if (!(n.norm() > 1e-12)) m.fail("normal", "must be a non-zero vector");
+    s.X_BG.R = math::Quaternion::FromTwoVectors(Vector3::UnitZ(), n.normalized()).toRotationMatrix();
+  }
+  s.rgba = read_color(r, m);
+  return s;
+}
+
+// ------------------------------------------------------------------------------------------
+// Bodies
+
+struct BodySpec {
+  std::string name;
+  bool fixed = false;
+  Transform X_WB;
+  Vector3 v_W = Vector3::Zero(), w_W = Vector3::Zero();
+  std::vector<ShapeSpec> shapes;
+  geometry::ContactMaterial material;
+  Filter filter;
+  std::optional<std::array<double, 4>> rgba;
+};
+
+/// The body's spatial inertia about its origin: explicit `inertia` (+ `com`) or from the
+/// shapes at uniform density; zero for a fixed body without `mass`.
+math::SpatialInertia body_inertia(const Reader& r, const Map& m, const BodySpec& b) {
+  if (!m.has("mass")) {
+    if (!b.fixed) m.missing("mass");
+    if (m.has("inertia")) r.fail(m.find("inertia")->key_node, m.child("inertia"), "inertia requires mass");
+    if (m.has("com")) r.fail(m.find("com")->key_node, m.child("com"), "com requires mass");
+    return math::SpatialInertia::Zero();
+  }
+  const double mass = m.number("mass");
+  require(mass > 0.0, m, "mass", "must be > 0 kg", mass);
+  if (m.has("inertia")) {
+    const std::vector<double> i = numbers(r, m.value("inertia"), m.child("inertia"), 6);
+    Matrix3 I;
+    I << i[0], i[3], i[4], i[3], i[1], i[5], i[4], i[5], i[2];
+    const Vector3 com = m.vector3("com", Vector3::Zero());
+    try {
+      multibody::validate_inertia(mass, I, "[ixx, iyy, izz, ixy, ixz, iyz] about the centre of mass");
+    } catch (const std::invalid_argument& e) {
+      m.fail("inertia", e.what());
+    }
+    return math::SpatialInertia::FromCenterOfMass(mass, com, I);
+  }
+  if (m.has("com"))
+    r.fail(m.find("com")->key_node, m.child("com"), "com is only used with an explicit inertia");
+  if (b.shapes.empty())
+    r.fail(m.node(), m.path(),
+           "cannot compute the inertia of body " + in_quotes(b.name) + ": it has no shapes (give shapes or inertia)");
+  double volume = 0.0;
+  for (const ShapeSpec& s : b.shapes) {
+    if (s.shape.type == geometry::ShapeType::kHalfSpace)
+      r.fail(s.node, s.path,
+             "a half-space has infinite volume: the inertia of body " + in_quotes(b.name) +
+                 " cannot come from its shapes (make the body fixed, or give inertia)");
+    volume += s.shape.volume();
+  }
+  if (!(volume > 0.0) || !std::isfinite(volume))
+    r.fail(m.node(), m.path(), "the shapes of body " + in_quotes(b.name) + " have volume " + fmt(volume));
+  const double density = mass / volume;
+  math::SpatialInertia I = math::SpatialInertia::Zero();
+  for (const ShapeSpec& s : b.shapes) I += s.X_BG.act(s.shape.mass_properties(density));
+  return I;
+}
+
+BodySpec read_body(const Reader& r, const YAML::Node& node, const std::string& path,
+                   multibody::ModelBuilder& builder) {
+  const Map m(r, node, path,
+              {"name", "fixed", "mass", "inertia", "com", "shapes", "position", "rpy", "quaternion",
+               "linear_velocity", "angular_velocity", "contact", "color", "collision_group", "collision_mask"});
+  BodySpec b;
+  b.name = m.string("name");
+  if (b.name.empty() || b.name == "world")
+    m.fail("name", "must be non-empty and not 'world' (the world body), got " + in_quotes(b.name));
+  b.fixed = m.boolean("fixed", false);
+  b.X_WB = read_pose(r, m);
+  for (const char* key : {"linear_velocity", "angular_velocity"})
+    if (b.fixed && m.has(key))
+      r.fail(m.find(key)->key_node, m.child(key), "a fixed body has no velocity (remove it or set fixed: false)");
+  b.v_W = m.vector3("linear_velocity", Vector3::Zero());
+  b.w_W = m.vector3("angular_velocity", Vector3::Zero());
+  if (m.has("shapes")) {
+    const YAML::Node& shapes = m.value("shapes");
+    if (!shapes.IsSequence()) r.fail(shapes, m.child("shapes"), "expected a list of shapes, got " + node_text(shapes));
+    for (size_t k = 0; k < shapes.size(); ++k)
+      b.shapes.push_back(read_shape(r, shapes[k], m.child("shapes") + "[" + std::to_string(k) + "]"));
+  }
+  b.material = read_material(r, m);
+  b.filter = read_filter(r, m);
+  b.rgba = read_color(r, m);
+  const math::SpatialInertia inertia = body_inertia(r, m, b);
+
+  JointSpec joint;
+  if (b.fixed) {
+    joint.type = JointType::kFixed;  // welded at its pose, fused into the world body
+    joint.X_PJ = b.X_WB;
+  } else {
+    joint.name = b.name;
+    joint.type = JointType::kFloating;
+  }
+  if (builder.has_link(b.name)) m.fail("name", "duplicate body name " + in_quotes(b.name));
+  try {
+    builder.add_link(b.name, "world", joint, inertia);
+  } catch (const std::invalid_argument& e) {
+    m.fail("name", e.what());
+  }
+  return b;
+}
+
+// ------------------------------------------------------------------------------------------
+// Robots
+
+struct ActuatorSpec {
+  std::optional<double> kp, kd, target, v_target, effort;
+  YAML::Node node;
+  std::string path;
+};
+
+ActuatorSpec read_actuator(const Reader& r, const YAML::Node& node, const std::string& path) {
+  const Map m(r, node, path, {"kp", "kd", "target", "velocity_target", "effort_limit"});
+  ActuatorSpec a;
+  a.node = node;
+  a.path = path;
+  auto get = [&](const char* key, Finite finite) -> std::optional<double> {
+    if (!m.has(key)) return std::nullopt;
+    return m.number(key, {}, finite);
+  };
+  a.kp = get("kp", Finite::kRequired);
+  a.kd = get("kd", Finite::kRequired);
+  a.target = get("target", Finite::kRequired);
+  a.v_target = get("velocity_target", Finite::kRequired);
+  a.effort = get("effort_limit", Finite::kAllowPositiveInfinity);
+  if (a.kp) require(*a.kp >= 0.0, m, "kp", "must be >= 0", *a.kp);
+  if (a.kd) require(*a.kd >= 0.0, m, "kd", "must be >= 0", *a.kd);
+  if (a.effort) require(*a.effort > 0.0, m, "effort_limit", "must be > 0 (or .inf)", *a.effort);
+  return a;
+}
+
+struct SpringSpec {
+  double stiffness = 0.0, damping = 0.0, rest = 0.0;
+};
+
+SpringSpec read_spring(const Reader& r, const YAML::Node& node, const std::string& path) {
+  const Map m(r, node, path, {"stiffness", "damping", "rest_position"});
+  SpringSpec s;
+  s.stiffness = m.number("stiffness");
+  require(s.stiffness >= 0.0, m, "stiffness", "must be >= 0", s.stiffness);
+  s.damping = m.number("damping", 0.0);
+  require(s.damping >= 0.0, m, "damping", "must be >= 0", s.damping);
+  s.rest = m.number("rest_position", 0.0);
+  return s;
+}
+
+struct RobotSpec {
+  std::string name;  // "" for the first unnamed robot
+  std::string prefix;
+  std::string urdf_path;
+  bool floating = false;
+  Transform X_WR;
+  Vector3 v_W = Vector3::Zero(), w_W = Vector3::Zero();
+  bool self_collision = false;
+  Filter filter;
+  geometry::ContactMaterial material;
+  std::optional<std::array<double, 4>> rgba;
+  UrdfAttachment attachment;
+  std::optional<Map> map;  // the robot's mapping, for pass 2
+};
+
+RobotSpec read_robot(const Reader& r, const YAML::Node& node, const std::string& path, int index,
+                     bool& unnamed_taken, std::set<std::string>& robot_names, const std::string& base_directory,
+                     multibody::ModelBuilder& builder) {
+  RobotSpec rs;
+  rs.map.emplace(r, node, path,
+                 std::initializer_list<const char*>{"name", "urdf", "floating", "position", "rpy", "quaternion",
+                                                    "linear_velocity", "angular_velocity", "joint_positions",
+                                                    "joint_velocities", "actuators", "springs", "self_collision",
+                                                    "collision_group", "collision_mask", "contact", "color"});
+  const Map& m = *rs.map;
+  if (m.has("name")) {
+    rs.name = m.string("name");
+    if (rs.name.empty() || rs.name.find('/') != std::string::npos || rs.name == "world")
+      m.fail("name", "must be non-empty, contain no '/' and not be 'world', got " + in_quotes(rs.name));
+  } else if (!unnamed_taken) {
+    unnamed_taken = true;
+  } else {
+    rs.name = "robot" + std::to_string(index);
+  }
+  if (!rs.name.empty() && !robot_names.insert(rs.name).second)
+    m.fail("name", "duplicate robot name " + in_quotes(rs.name));
+  rs.prefix = rs.name.empty() ? "" : rs.name + "/";
+
+  const std::string uri = m.string("urdf");
+  rs.urdf_path = resolve_model_file(uri, base_directory);
+  if (rs.urdf_path.empty())
+    m.fail("urdf", "URDF file " + in_quotes(uri) + " not found (looked relative to " + in_quotes(base_directory) +
+                       ", then along COULOMB_MODEL_PATH)");
+  rs.floating = m.boolean("floating", false);
+  rs.X_WR = read_pose(r, m);
+  for (const char* key : {"linear_velocity", "angular_velocity"})
+    if (!rs.floating && m.has(key))
+      r.fail(m.find(key)->key_node, m.child(key), "only a floating robot has a base velocity (set floating: true)");
+  rs.v_W = m.vector3("linear_velocity", Vector3::Zero());
+  rs.w_W = m.vector3("angular_velocity", Vector3::Zero());
+  rs.self_collision = m.boolean("self_collision", false);
+  rs.filter = read_filter(r, m);
+  rs.material = read_material(r, m);
+  rs.rgba = read_color(r, m);
+
+  UrdfAttachOptions options;
+  options.floating = rs.floating;
+  options.floating_joint_name = rs.prefix + "root_joint";
+  options.prefix = rs.prefix;
+  options.X_W_root = rs.X_WR;
+  try {
+    rs.attachment = add_urdf(builder, rs.urdf_path, options);
+  } catch (const UrdfError& e) {
+    m.fail("urdf", e.what());
+  }
+  return rs;
+}
+
+/// Looks up a joint named in a robot's joint map: KEY as written in the URDF (the robot's
+/// prefix is added) or already prefixed. Returns the Model body index of a 1-dof joint; fails
+/// naming the key otherwise.
+int robot_joint(const Reader& r, const RobotSpec& rs, const multibody::Model& model, const Entry& e,
+                const std::string& path) {
+  auto is_robot_joint = [&](const std::string& name) {
+    return std::find(rs.attachment.joints.begin(), rs.attachment.joints.end(), name) != rs.attachment.joints.end();
+  };
+  std::string name = rs.prefix + e.key;
+  if (!is_robot_joint(name) && !rs.prefix.empty() && e.key.rfind(rs.prefix, 0) == 0 && is_robot_joint(e.key))
+    name = e.key;
+  std::vector<std::string> movable;
+  for (const std::string& j : rs.attachment.joints) {
+    const int b = model.joint_body(j);
+    if (b >= 1 && model.body(b).joint.nv == 1) movable.push_back(j.substr(rs.prefix.size()));
+  }
+  if (!is_robot_joint(name))
+    r.fail(e.key_node, path + "." + e.key,
+           "unknown joint " + in_quotes(e.key) + " in " + in_quotes(rs.attachment.robot_name) + " (its 1-dof joints: " +
+               join(movable) + ")");
+  const int b = model.joint_body(name);
+  if (b < 1)
+    r.fail(e.key_node, path + "." + e.key, "joint " + in_quotes(e.key) + " is a fixed joint (it has no coordinate)");
+  if (model.body(b).joint.nv != 1)
+    r.fail(e.key_node, path + "." + e.key,
+           "joint " + in_quotes(e.key) + " is a " + multibody::joint_type_name(model.body(b).joint.type) +
+               " joint; only 1-dof (revolute, continuous, prismatic) joints are allowed here");
+  return b;
+}
+
+/// Writes a floating joint's q (position, quaternion w x y z) and v ([ω_B; v_B] in body
+/// coordinates, from world-frame ω_W and v_W of the body origin).
+void set_floating_state(const multibody::Model& model, const std::string& joint, const Transform& X_WB,
+                        const Vector3& v_W, const Vector3& w_W, Eigen::VectorXd& q, Eigen::VectorXd& v) {
+  const multibody::Joint& j = model.body(model.joint_body(joint)).joint;
+  const math::Quaternion quat(X_WB.R);
+  q.segment<3>(j.q_index) = X_WB.p;
+  q[j.q_index + 3] = quat.w();
+  q[j.q_index + 4] = quat.x();
+  q[j.q_index + 5] = quat.y();
+  q[j.q_index + 6] = quat.z();
+  v.segment<3>(j.v_index) = X_WB.R.transpose() * w_W;
+  v.segment<3>(j.v_index + 3) = X_WB.R.transpose() * v_W;
+}
+
+/// A unique geometry name: `name`, or name#2, name#3, … if taken.
+std::string unique_name(const std::string& name, std::unordered_set<std::string>& taken) {
+  std::string out = name;
+  for (int k = 2; !taken.insert(out).second; ++k) out = name + "#" + std::to_string(k);
+  return out;
+}
+
+}  // namespace
+
+Scene parse_scene(const std::string& yaml, const std::string& source_name, const std::string& base_directory) {
+  const Reader r(source_name);
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml);
+  } catch (const YAML::ParserException& e) {
+    r.fail_line(e.mark.is_null() ? 0 : e.mark.line + 1, "", "YAML syntax error: " + e.msg);
+  } catch (const YAML::Exception& e) {
+    r.fail_line(0, "", std::string("YAML error: ") + e.what());
+  }
+  if (!root.IsDefined() || root.IsNull()) r.fail_line(0, "", "the scene is empty");
+
+  Scene scene;
+  scene.source = source_name;
+  const Map top(r, root, "",
+                {"description", "time_step", "duration", "gravity", "solver", "integrator", "contact", "collision",
+                 "bodies", "robots"});
+  scene.description = top.string("description", "");
+  scene.time_step = top.number("time_step", scene.time_step);
+  require(scene.time_step > 0.0, top, "time_step", "must be > 0 s", scene.time_step);
+  scene.duration = top.number("duration", scene.duration);
+  require(scene.duration > 0.0, top, "duration", "must be > 0 s", scene.duration);
+  const Vector3 gravity = top.vector3("gravity", Vector3(0.0, 0.0, -9.81));
+  scene.solver = top.string("solver", scene.solver);
+  if (scene.solver != "sap" && scene.solver != "lstable")
+    top.fail("solver", "unknown solver " + in_quotes(scene.solver) + " (expected one of: sap, lstable)");
+  scene.integrator = top.string("integrator", scene.integrator);
+  if (scene.integrator != "implicit-euler" && scene.integrator != "symplectic-euler" &&
+      scene.integrator != "midpoint")
+    top.fail("integrator", "unknown integrator " + in_quotes(scene.integrator) +
+                               " (expected one of: implicit-euler, symplectic-euler, midpoint)");
+  if (top.has("contact")) {
+    const Map c(r, top.value("contact"), "contact", {"mu", "stiffness", "dissipation_time"});
+    scene.contact.mu = c.number("mu", scene.contact.mu);
+    require(scene.contact.mu >= 0.0, c, "mu", "must be >= 0", scene.contact.mu);
+    scene.contact.stiffness = c.number("stiffness", scene.contact.stiffness);
+    require(scene.contact.stiffness > 0.0, c, "stiffness", "must be > 0 N/m", scene.contact.stiffness);
+    scene.contact.dissipation_time = c.number("dissipation_time", scene.contact.dissipation_time);
+    require(scene.contact.dissipation_time >= 0.0, c, "dissipation_time", "must be >= 0 s",
+            scene.contact.dissipation_time);
+  }
+  if (top.has("collision")) {
+    const Map c(r, top.value("collision"), "collision", {"margin"});
+    scene.collision.margin = c.number("margin", scene.collision.margin);
+    require(scene.collision.margin >= 0.0, c, "margin", "must be >= 0 m", scene.collision.margin);
+  }
+
+  // Pass 1: bodies, then robots, into one builder.
+  std::string model_name = fs::path(source_name).stem().string();
+  if (model_name.empty()) model_name = "scene";
+  multibody::ModelBuilder builder(model_name);
+  std::vector<BodySpec> bodies;
+  if (top.has("bodies")) {
+    const YAML::Node& list = top.value("bodies");
+    if (!list.IsSequence() && !list.IsNull())
+      r.fail(list, "bodies", "expected a list of bodies, got " + node_text(list));
+    for (size_t k = 0; k < list.size(); ++k)
+      bodies.push_back(read_body(r, list[k], "bodies[" + std::to_string(k) + "]", builder));
+  }
+  std::vector<RobotSpec> robots;
+  if (top.has("robots")) {
+    const YAML::Node& list = top.value("robots");
+    if (!list.IsSequence() && !list.IsNull())
+      r.fail(list, "robots", "expected a list of robots, got " + node_text(list));
+    bool unnamed_taken = false;
+    std::set<std::string> robot_names;
+    for (size_t k = 0; k < list.size(); ++k)
+      robots.push_back(read_robot(r, list[k], "robots[" + std::to_string(k) + "]", static_cast<int>(k),
+                                  unnamed_taken, robot_names, base_directory, builder));
+  }
+
+  // Pass 2: on the built Model.
+  scene.model = builder.build();
+  scene.model.set_gravity(gravity);
+  const multibody::Model& model = scene.model;
+  scene.q0 = model.neutral_configuration();
+  scene.v0 = Eigen::VectorXd::Zero(model.nv());
+  std::unordered_set<std::string> geometry_names;
+
+  for (const BodySpec& b : bodies) {
+    if (!b.fixed) set_floating_state(model, b.name, b.X_WB, b.v_W, b.w_W, scene.q0, scene.v0);
+    const multibody::Frame& frame = model.frame(model.frame_index(b.name));
+    for (size_t k = 0; k < b.shapes.size(); ++k) {
+      const ShapeSpec& s = b.shapes[k];
+      geometry::Geometry g;
+      g.name = unique_name(b.name + "/" + (s.name.empty() ? "shape" + std::to_string(k) : s.name), geometry_names);
+      g.body = frame.body;
+      g.X_BG = frame.X_BF * s.X_BG;
+      g.shape = s.shape;
+      g.material = b.material;
+      g.group = b.filter.group;
+      g.mask = b.filter.mask;
+      if (s.rgba)
+        g.rgba = *s.rgba;
+      else if (b.rgba)
+        g.rgba = *b.rgba;
+      scene.geometries.push_back(std::move(g));
+    }
+  }
+
+  std::map<int, Actuator> actuators;   // by v_index
+  std::map<int, JointSpring> springs;  // by v_index
+  for (size_t ri = 0; ri < robots.size(); ++ri) {
+    RobotSpec& rs = robots[ri];
+    const Map& m = *rs.map;
+    SceneRobot robot;
+    robot.name = rs.name;
+    robot.urdf_path = rs.urdf_path;
+    robot.floating = rs.floating;
+    robot.floating_joint = rs.attachment.floating_joint;
+    robot.id = static_cast<int>(ri);
+    robot.warnings = rs.attachment.warnings;
+    if (rs.floating) {
+      robot.root_body = model.joint_body(rs.attachment.floating_joint);
+      set_floating_state(model, rs.attachment.floating_joint, rs.X_WR, rs.v_W, rs.w_W, scene.q0, scene.v0);
+    }
+
+    // Initial joint positions and velocities.
+    std::set<int> explicit_q;
+    for (const char* key : {"joint_positions", "joint_velocities"}) {
+      if (!m.has(key)) continue;
+      const Map jm(r, m.value(key), m.child(key), {});
+      for (const Entry& e : jm.entries()) {
+        const multibody::Joint& j = model.body(robot_joint(r, rs, model, e, jm.path())).joint;
+        const double x = number(r, e.value, jm.child(e.key));
+        if (std::strcmp(key, "joint_positions") == 0) {
+          scene.q0[j.q_index] = x;
+          explicit_q.insert(j.q_index);
+        } else {
+          scene.v0[j.v_index] = x;
+        }
+      }
+    }
+    std::vector<int> robot_joints;  // body indices of the robot's 1-dof joints, in model order
+    for (const std::string& name : rs.attachment.joints) {
+      const int b = model.joint_body(name);
+      if (b >= 1 && model.body(b).joint.nv == 1) robot_joints.push_back(b);
+    }
+    std::sort(robot_joints.begin(), robot_joints.end());
+    for (int b : robot_joints) {
+      const multibody::Joint& j = model.body(b).joint;
+      const double x = scene.q0[j.q_index];
+      if (x < j.limits.lower || x > j.limits.upper)
+        robot.warnings.push_back(r.where(m.node()) + ": " + m.path() + ": initial position " + fmt(x) +
+                                 " of joint " + in_quotes(j.name) + (explicit_q.count(j.q_index) ? "" : " (default)") +
+                                 " is outside its limits [" + fmt(j.limits.lower) + ", " + fmt(j.limits.upper) + "]");
+    }
+
+    // Actuators: "all" for every 1-dof joint, overlaid field by field by the joint's own entry.
+    if (m.has("actuators")) {
+      const Map am(r, m.value("actuators"), m.child("actuators"), {});
+      std::optional<ActuatorSpec> all;
+      std::map<int, ActuatorSpec> by_body;
+      for (const Entry& e : am.entries()) {
+        if (e.key == "all") {
+          all = read_actuator(r, e.value, am.child(e.key));
+          continue;
+        }
+        const int b = robot_joint(r, rs, model, e, am.path());
+        by_body[b] = read_actuator(r, e.value, am.child(e.key));
+      }
+      for (int b : robot_joints) {
+        const auto own = by_body.find(b);
+        if (!all && own == by_body.end()) continue;
+        const ActuatorSpec* s = own != by_body.end() ? &own->second : &*all;
+        auto pick = [&](std::optional<double> ActuatorSpec::*field) -> std::optional<double> {
+          if (own != by_body.end() && (own->second.*field)) return own->second.*field;
+          if (all && ((*all).*field)) return (*all).*field;
+          return std::nullopt;
+        };
+        const multibody::Joint& j = model.body(b).joint;
+        Actuator a;
+        a.joint = j.name;
+        a.q_index = j.q_index;
+        a.v_index = j.v_index;
+        const std::optional<double> kp = pick(&ActuatorSpec::kp);
+        if (!kp) r.fail(s->node, s->path, "missing required key 'kp'");
+        a.kp = *kp;
+        a.kd = pick(&ActuatorSpec::kd).value_or(0.0);
+        a.q_target = pick(&ActuatorSpec::target).value_or(scene.q0[j.q_index]);
+        a.v_target = pick(&ActuatorSpec::v_target).value_or(0.0);
+        if (const std::optional<double> effort = pick(&ActuatorSpec::effort)) {
+          a.effort_limit = *effort;
+        } else if (j.limits.effort > 0.0) {
+          a.effort_limit = j.limits.effort;
+        } else {
+          a.effort_limit = kInf;
+          robot.warnings.push_back(r.where(s->node) + ": " + s->path + ": joint " + in_quotes(j.name) +
+                                   " has <limit effort=\"0\"> in its URDF; its actuator is unlimited "
+                                   "(set effort_limit to limit it)");
+        }
+        actuators[a.v_index] = a;
+      }
+    }
+
+    if (m.has("springs")) {
+      const Map sm(r, m.value("springs"), m.child("springs"), {});
+      for (const Entry& e : sm.entries()) {
+        const multibody::Joint& j = model.body(robot_joint(r, rs, model, e, sm.path())).joint;
+        const SpringSpec s = read_spring(r, e.value, sm.child(e.key));
+        springs[j.v_index] = JointSpring{j.name, j.q_index, j.v_index, s.stiffness, s.damping, s.rest};
+      }
+    }
+
+    // Geometries from the URDF's <collision> elements.
+    std::map<std::string, int> per_link;
+    for (const UrdfCollision& uc : rs.attachment.collisions) {
+      const int k = per_link[uc.link]++;
+      const std::string label = uc.link + "/" + (uc.name.empty() ? "collision" + std::to_string(k) : uc.name);
+      geometry::Shape shape;
+      switch (uc.type) {
+        case UrdfCollision::Type::kSphere:
+          shape = geometry::Shape::Sphere(uc.radius);
+          break;
+        case UrdfCollision::Type::kBox:
+          shape = geometry::Shape::Box(uc.size);
+          break;
+        case UrdfCollision::Type::kCylinder:
+          shape = geometry::Shape::Cylinder(uc.radius, uc.length);
+          break;
+        case UrdfCollision::Type::kMesh:
+          robot.warnings.push_back(r.where(m.node()) + ": " + m.path() + ": collision " + in_quotes(label) +
+                                   " is a mesh (" + in_quotes(uc.mesh_filename) +
+                                   "); meshes are not supported as collision geometry yet, skipped");
+          continue;
+      }
+      if (!(shape.radius > 0.0) && uc.type != UrdfCollision::Type::kBox) {
+        robot.warnings.push_back(r.where(m.node()) + ": " + m.path() + ": collision " + in_quotes(label) +
+                                 " has a zero dimension, skipped");
+        continue;
+      }
+      if (uc.type == UrdfCollision::Type::kBox && !(uc.size.minCoeff() > 0.0)) {
+        robot.warnings.push_back(r.where(m.node()) + ": " + m.path() + ": collision " + in_quotes(label) +
+                                 " has a zero dimension, skipped");
+        continue;
+      }
+      if (uc.type == UrdfCollision::Type::kCylinder && !(uc.length > 0.0)) {
+        robot.warnings.push_back(r.where(m.node()) + ": " + m.path() + ": collision " + in_quotes(label) +
+                                 " has a zero dimension, skipped");
+        continue;
+      }
+      const multibody::Frame& frame = model.frame(model.frame_index(uc.link));
+      geometry::Geometry g;
+      g.name = unique_name(label, geometry_names);
+      g.body = frame.body;
+      g.X_BG = frame.X_BF * uc.X_LG;
+      g.shape = std::move(shape);
+      g.material = rs.material;
+      g.group = rs.filter.group;
+      g.mask = rs.filter.mask;
+      g.robot = robot.id;
+      g.self_collision = rs.self_collision;
+      if (rs.rgba) {
+        g.rgba = *rs.rgba;
+      } else {
+        for (const UrdfColor& c : rs.attachment.colors)
+          if (c.link == uc.link) {
+            std::copy(c.rgba, c.rgba + 4, g.rgba.begin());
+            break;
+          }
+      }
+      scene.geometries.push_back(std::move(g));
+    }
+    scene.warnings.insert(scene.warnings.end(), robot.warnings.begin(), robot.warnings.end());
+    scene.robots.push_back(std::move(robot));
+  }
+  for (auto& [v, a] : actuators) scene.actuators.push_back(a);
+  for (auto& [v, s] : springs) scene.springs.push_back(s);
+  return scene;
+}
+
+Scene load_scene(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw SceneError(path + ": cannot read scene file: no such file");
+  if (fs::is_directory(path, ec)) throw SceneError(path + ": cannot read scene file: it is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw SceneError(path + ": cannot read scene file: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw SceneError(path + ": cannot read scene file: read error");
+  const fs::path parent = fs::path(path).parent_path();
+  return parse_scene(text.str(), path, parent.empty() ? std::string(".") : parent.string());
+}
+
+}  // namespace coulomb::io

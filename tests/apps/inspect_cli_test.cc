@@ -1,0 +1,193 @@
+// End-to-end tests of `coulomb inspect`: runs the built binary (COULOMB_CLI_PATH) on example
+// and hand-written scenes and checks the JSON and text output and the exit status.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+#ifdef COULOMB_CLI_PATH
+const std::string kCli = COULOMB_CLI_PATH;
+#else
+const std::string kCli;
+#endif
+const std::string kScenes = std::string(COULOMB_SOURCE_DIR) + "/examples/scenes/";
+const std::string kBadScenes = std::string(COULOMB_TEST_DATA_DIR) + "/bad_scenes/";
+
+struct RunResult {
+  int status = -1;  ///< exit status (−1 if the process did not exit normally)
+  std::string out;
+  std::string err;
+};
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+/// Runs the CLI with `args` (each passed as one shell word).
+RunResult run_cli(const std::vector<std::string>& args) {
+  static int counter = 0;
+  const fs::path err_file = fs::temp_directory_path() /
+                            ("coulomb_inspect_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  std::string command = shell_quote(kCli);
+  for (const std::string& a : args) command += " " + shell_quote(a);
+  command += " 2>" + shell_quote(err_file.string());
+  RunResult r;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return r;
+  std::array<char, 4096> buffer;
+  size_t n = 0;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
+  const int status = ::pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err_file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.err = ss.str();
+  fs::remove(err_file);
+  return r;
+}
+
+bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+class InspectCliTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (kCli.empty() || !fs::exists(kCli)) GTEST_SKIP() << "the coulomb CLI was not built";
+  }
+};
+
+TEST_F(InspectCliTest, A1DropJsonListsEighteenDofs) {
+  const RunResult r = run_cli({"inspect", kScenes + "a1_drop.yaml", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("num_dofs").get<int>(), 18);
+  EXPECT_EQ(j.at("dof_names").size(), 18u);
+  EXPECT_EQ(j.at("dof_names")[0].get<std::string>(), "root_joint.wx");
+  // Bodies: the floating base and 12 leg links, each with a name and a mass; they sum to the
+  // A1's 13.741 kg (../shared/models/README.md).
+  const nlohmann::json& bodies = j.at("bodies");
+  ASSERT_EQ(bodies.size(), 13u);
+  double mass = 0.0;
+  for (const nlohmann::json& b : bodies) {
+    EXPECT_TRUE(b.at("name").is_string());
+    mass += b.at("mass").get<double>();
+  }
+  EXPECT_NEAR(mass, 13.741, 1e-9);
+  EXPECT_NEAR(j.at("total_mass").get<double>(), 13.741, 1e-9);
+  EXPECT_EQ(bodies[0].at("name").get<std::string>(), "base");
+  EXPECT_EQ(bodies[0].at("joint_type").get<std::string>(), "floating");
+  ASSERT_EQ(j.at("trees").size(), 1u);
+  EXPECT_EQ(j.at("trees")[0].at("num_dofs").get<int>(), 18);
+  ASSERT_EQ(j.at("robots").size(), 1u);
+  EXPECT_TRUE(j.at("robots")[0].at("floating").get<bool>());
+  EXPECT_GT(j.at("num_geometries").get<int>(), 13);
+  // Dropped from 0.5 m: nothing touches at the initial state.
+  EXPECT_EQ(j.at("contacts").size(), 0u);
+  // Missing visual meshes of the A1 are warnings on stderr.
+  EXPECT_TRUE(contains(r.err, "coulomb: warning:")) << r.err;
+}
+
+TEST_F(InspectCliTest, BoxRestingOnTheGroundHasFourContacts) {
+  const fs::path scene = fs::temp_directory_path() / ("coulomb_inspect_box_" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(scene) << R"(time_step: 0.01
+contact: {mu: 0.6, stiffness: 1.0e6, dissipation_time: 0.01}
+bodies:
+  - name: ground
+    fixed: true
+    shapes: [{type: box, size: [2, 2, 0.2], position: [0, 0, -0.1]}]
+  - name: box
+    mass: 1.0
+    shapes: [{type: box, size: [0.2, 0.2, 0.2]}]
+    position: [0, 0, 0.1]
+)";
+  const RunResult r = run_cli({"inspect", scene.string(), "--json"});
+  fs::remove(scene);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("num_dofs").get<int>(), 6);
+  const nlohmann::json& contacts = j.at("contacts");
+  ASSERT_EQ(contacts.size(), 4u) << contacts.dump(1);
+  double x_sum = 0.0, y_sum = 0.0;
+  for (const nlohmann::json& c : contacts) {
+    EXPECT_EQ(c.at("body_a").get<std::string>(), "world");
+    EXPECT_EQ(c.at("body_b").get<std::string>(), "box");
+    EXPECT_EQ(c.at("geometry_a").get<std::string>(), "ground/shape0");
+    EXPECT_EQ(c.at("geometry_b").get<std::string>(), "box/shape0");
+    EXPECT_NEAR(c.at("distance").get<double>(), 0.0, 1e-9);
+    const auto n = c.at("normal").get<std::vector<double>>();
+    ASSERT_EQ(n.size(), 3u);
+    EXPECT_NEAR(n[0], 0.0, 1e-9);
+    EXPECT_NEAR(n[1], 0.0, 1e-9);
+    EXPECT_NEAR(n[2], 1.0, 1e-9);
+    const auto p = c.at("point").get<std::vector<double>>();
+    ASSERT_EQ(p.size(), 3u);
+    EXPECT_NEAR(std::abs(p[0]), 0.1, 1e-9);  // the corners of the box's bottom face
+    EXPECT_NEAR(std::abs(p[1]), 0.1, 1e-9);
+    EXPECT_NEAR(p[2], 0.0, 1e-9);
+    x_sum += p[0];
+    y_sum += p[1];
+    EXPECT_NEAR(c.at("mu").get<double>(), 0.6, 1e-12);
+  }
+  EXPECT_NEAR(x_sum, 0.0, 1e-9);
+  EXPECT_NEAR(y_sum, 0.0, 1e-9);
+}
+
+TEST_F(InspectCliTest, TextOutput) {
+  const RunResult r = run_cli({"inspect", kScenes + "clutter.yaml"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* s : {"nv = 240", "trees (40)", "sphere_00", "box_01", "0.524", "contacts at the initial state",
+                        "geometries: 45"})
+    EXPECT_TRUE(contains(r.out, s)) << s << "\n" << r.out;
+}
+
+TEST_F(InspectCliTest, EveryExampleSceneInspects) {
+  for (const auto& entry : fs::directory_iterator(kScenes)) {
+    if (entry.path().extension() != ".yaml") continue;
+    const RunResult r = run_cli({"inspect", entry.path().string(), "--json"});
+    EXPECT_EQ(r.status, 0) << entry.path() << "\n" << r.err;
+    if (r.status == 0) {
+      EXPECT_NO_THROW(nlohmann::json::parse(r.out)) << entry.path();
+    }
+  }
+}
+
+TEST_F(InspectCliTest, BadSceneFailsWithTheMessage) {
+  const std::string path = kBadScenes + "unknown_key.yaml";
+  const RunResult r = run_cli({"inspect", path, "--json"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(contains(r.err, "coulomb: error: " + path + ":11: bodies[1].shapes[0].raduis: unknown key 'raduis'"))
+      << r.err;
+
+  const RunResult missing = run_cli({"inspect", kBadScenes + "no_such_scene.yaml"});
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_TRUE(contains(missing.err, "no_such_scene.yaml: cannot read scene file")) << missing.err;
+
+  const RunResult usage = run_cli({"inspect"});
+  EXPECT_EQ(usage.status, 2);
+}
+
+TEST_F(InspectCliTest, HelpListsInspect) {
+  const RunResult r = run_cli({"--help"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(contains(r.out, "inspect")) << r.out;
+}
+
+}  // namespace
