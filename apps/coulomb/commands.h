@@ -24,6 +24,14 @@ struct Command {
 /// mass matrix, bias forces and inverse dynamics of a URDF model at one state.
 Command add_dynamics_command(CLI::App& app);
 
+/// `coulomb inspect SCENE.yaml [--json]`: the model a scene file assembles to (trees, bodies,
+/// DOFs, masses, robots, actuators) and the contacts at its initial state.
+Command add_inspect_command(CLI::App& app);
+
+/// `coulomb simulate [SCENE.yaml] [-o DIR] ...`: SAP forward simulation; writes
+/// trajectory.csv, steps.csv and stats.json.
+Command add_simulate_command(CLI::App& app);
+
 /// Parses a comma-separated list of numbers ("0.1, -2e-3,3"), as given to option `option`
 /// (named in error messages). Throws std::invalid_argument naming the option, the position
 /// and the text of an entry that is not a finite number. An empty string gives no values.

@@ -28,6 +28,8 @@ int main(int argc, char** argv) {
 
   std::vector<coulomb::cli::Command> commands;
   commands.push_back(coulomb::cli::add_dynamics_command(app));
+  commands.push_back(coulomb::cli::add_inspect_command(app));
+  commands.push_back(coulomb::cli::add_simulate_command(app));
 
   try {
     app.parse(argc, argv);

@@ -26,28 +26,46 @@ void check(bool ok, const geometry::Geometry& a, const geometry::Geometry& b, co
 
 PairMaterial combine_materials(const geometry::Geometry& a, const geometry::Geometry& b,
                                const ContactDefaults& defaults) {
-  const double mu_a = a.material.mu.value_or(defaults.mu), mu_b = b.material.mu.value_or(defaults.mu);
-  const double k_a = a.material.stiffness.value_or(defaults.stiffness);
-  const double k_b = b.material.stiffness.value_or(defaults.stiffness);
-  const double tau_a = a.material.dissipation_time.value_or(defaults.dissipation_time);
-  const double tau_b = b.material.dissipation_time.value_or(defaults.dissipation_time);
-  for (double mu : {mu_a, mu_b}) check(mu >= 0.0 && std::isfinite(mu), a, b, "friction coefficient mu must be >= 0", mu);
-  for (double k : {k_a, k_b}) check(k > 0.0, a, b, "stiffness must be > 0 (inf for rigid)", k);
-  for (double t : {tau_a, tau_b})
-    check(t >= 0.0 && std::isfinite(t), a, b, "dissipation_time must be finite and >= 0", t);
-  check(std::isfinite(k_a) || std::isfinite(k_b), a, b, "at least one side must have a finite stiffness", k_a);
+  const geometry::ContactMaterial& ma = a.material;
+  const geometry::ContactMaterial& mb = b.material;
+  for (const auto* m : {&ma, &mb}) {
+    if (m->mu) check(*m->mu >= 0.0 && std::isfinite(*m->mu), a, b, "friction coefficient mu must be >= 0", *m->mu);
+    if (m->stiffness) check(*m->stiffness > 0.0, a, b, "stiffness must be > 0 (inf for rigid)", *m->stiffness);
+    if (m->dissipation_time)
+      check(*m->dissipation_time >= 0.0 && std::isfinite(*m->dissipation_time), a, b,
+            "dissipation_time must be finite and >= 0", *m->dissipation_time);
+  }
+  check(defaults.mu >= 0.0 && std::isfinite(defaults.mu), a, b, "default mu must be >= 0", defaults.mu);
+  check(defaults.stiffness > 0.0 && std::isfinite(defaults.stiffness), a, b, "default stiffness must be finite and > 0",
+        defaults.stiffness);
+  check(defaults.dissipation_time >= 0.0 && std::isfinite(defaults.dissipation_time), a, b,
+        "default dissipation_time must be finite and >= 0", defaults.dissipation_time);
 
   PairMaterial m;
-  m.mu = mu_a + mu_b > 0.0 ? 2.0 * mu_a * mu_b / (mu_a + mu_b) : 0.0;
-  if (!std::isfinite(k_a)) {  // a rigid: the pair is as stiff and as damped as b
-    m.stiffness = k_b;
-    m.dissipation_time = tau_b;
-  } else if (!std::isfinite(k_b)) {
-    m.stiffness = k_a;
-    m.dissipation_time = tau_a;
+  // Friction.
+  if (ma.mu && mb.mu)
+    m.mu = *ma.mu + *mb.mu > 0.0 ? 2.0 * *ma.mu * *mb.mu / (*ma.mu + *mb.mu) : 0.0;
+  else
+    m.mu = ma.mu ? *ma.mu : (mb.mu ? *mb.mu : defaults.mu);
+  // Stiffness.
+  const double k_a = ma.stiffness.value_or(defaults.stiffness), k_b = mb.stiffness.value_or(defaults.stiffness);
+  if (ma.stiffness && mb.stiffness) {
+    check(std::isfinite(k_a) || std::isfinite(k_b), a, b, "at least one side must have a finite stiffness", k_a);
+    if (!std::isfinite(k_a)) m.stiffness = k_b;
+    else if (!std::isfinite(k_b)) m.stiffness = k_a;
+    else m.stiffness = k_a * k_b / (k_a + k_b);  // springs in series
   } else {
-    m.stiffness = k_a * k_b / (k_a + k_b);                      // springs in series
-    m.dissipation_time = (tau_a * k_b + tau_b * k_a) / (k_a + k_b);  // compliance-weighted
+    m.stiffness = ma.stiffness ? k_a : (mb.stiffness ? k_b : defaults.stiffness);
+  }
+  // Dissipation time.
+  if (ma.dissipation_time && mb.dissipation_time) {
+    const double tau_a = *ma.dissipation_time, tau_b = *mb.dissipation_time;
+    if (!std::isfinite(k_a)) m.dissipation_time = tau_b;
+    else if (!std::isfinite(k_b)) m.dissipation_time = tau_a;
+    else m.dissipation_time = (tau_a * k_b + tau_b * k_a) / (k_a + k_b);  // compliance-weighted
+  } else {
+    m.dissipation_time = ma.dissipation_time ? *ma.dissipation_time
+                                             : (mb.dissipation_time ? *mb.dissipation_time : defaults.dissipation_time);
   }
   return m;
 }

@@ -71,16 +71,23 @@ TEST(CombineMaterialsTest, RulesAndErrors) {
   a.name = "a";
   b.name = "b";
   const ContactDefaults defaults{0.5, 2e5, 0.02};
+  // Neither overrides: the scene's defaults are the pair's values.
   PairMaterial m = combine_materials(a, b, defaults);
   EXPECT_DOUBLE_EQ(m.mu, 0.5);
-  EXPECT_DOUBLE_EQ(m.stiffness, 1e5);  // two equal springs in series
+  EXPECT_DOUBLE_EQ(m.stiffness, 2e5);
   EXPECT_DOUBLE_EQ(m.dissipation_time, 0.02);
-  a.material.mu = 1.0;
+  // One side overrides: its values.
   b.material.mu = 0.25;
-  a.material.stiffness = 3e5;
   b.material.stiffness = 1e5;
-  a.material.dissipation_time = 0.0;
   b.material.dissipation_time = 0.04;
+  m = combine_materials(a, b, defaults);
+  EXPECT_DOUBLE_EQ(m.mu, 0.25);
+  EXPECT_DOUBLE_EQ(m.stiffness, 1e5);
+  EXPECT_DOUBLE_EQ(m.dissipation_time, 0.04);
+  // Both override: harmonic μ, springs in series, compliance-weighted τ_d.
+  a.material.mu = 1.0;
+  a.material.stiffness = 3e5;
+  a.material.dissipation_time = 0.0;
   m = combine_materials(a, b, defaults);
   EXPECT_DOUBLE_EQ(m.mu, 2 * 1.0 * 0.25 / 1.25);
   EXPECT_DOUBLE_EQ(m.stiffness, 3e5 * 1e5 / 4e5);

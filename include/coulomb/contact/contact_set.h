@@ -30,12 +30,14 @@ struct PairMaterial {
   double dissipation_time = 0.1;
 };
 
-/// Combination rules (documented in docs/contact.md), unset fields taking `defaults`:
+/// Combination rules (docs/contact.md). The scene's `defaults` are the PAIR's values when
+/// neither geometry overrides a field; when exactly one does, its value is the pair's; when both
+/// do, they combine:
 ///  - friction μ = 2 μ_a μ_b / (μ_a + μ_b) (0 when both are 0);
 ///  - stiffness: springs in series, k = k_a k_b / (k_a + k_b) (an infinite side is rigid: k is
 ///    the other side's);
-///  - dissipation time: compliance-weighted, τ_d = (τ_a k_b + τ_b k_a) / (k_a + k_b), so the
-///    softer side dominates (τ_a when b is rigid).
+///  - dissipation time: compliance-weighted, τ_d = (τ_a k_b + τ_b k_a) / (k_a + k_b), with each
+///    side's stiffness (its own or the default), so the softer side dominates.
 /// Throws std::invalid_argument naming both geometries for μ < 0, k ≤ 0, τ_d < 0 or NaN.
 PairMaterial combine_materials(const geometry::Geometry& a, const geometry::Geometry& b,
                                const ContactDefaults& defaults);

@@ -1,0 +1,164 @@
+// `coulomb simulate [SCENE.yaml] [-o DIR] [--duration S] [--time-step S] [--solver sap|lstable]
+//  [--integrator implicit-euler|symplectic-euler|midpoint] [--no-html] [--quiet]`
+// (contract: ../shared/design/ARCHITECTURE.md). Runs the scene forward with SAP and writes
+// trajectory.csv, steps.csv and stats.json into DIR.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include "coulomb/io/scene_loader.h"
+#include "coulomb/io/simulation_output.h"
+#include "coulomb/simulation/simulator.h"
+
+#include "commands.h"
+#include "embedded.h"
+
+namespace coulomb::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct SimulateOptions {
+  std::string scene;
+  std::string output = "coulomb-out";
+  std::optional<double> duration, time_step, rel_tolerance;
+  std::string solver, integrator;
+  bool no_html = false;
+  bool quiet = false;
+};
+
+// The embedded default scene, loaded through a temporary folder that mirrors the repository's
+// layout (scenes/default.yaml refers to ../models/coulomb_quadruped.urdf).
+io::Scene load_embedded_scene() {
+  const fs::path dir = fs::temp_directory_path() / ("coulomb-embedded-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "scenes");
+  fs::create_directories(dir / "models");
+  {
+    std::ofstream(dir / "models" / "coulomb_quadruped.urdf") << kEmbeddedQuadrupedUrdf;
+  }
+  try {
+    io::Scene scene = io::parse_scene(kEmbeddedDefaultScene, "<embedded default scene>", (dir / "scenes").string());
+    fs::remove_all(dir);
+    return scene;
+  } catch (...) {
+    fs::remove_all(dir);
+    throw;
+  }
+}
+
+void print_progress(double t, double duration, double wall, double mean_iterations, bool final) {
+  const int width = 30;
+  const double fraction = duration > 0 ? std::min(1.0, t / duration) : 1.0;
+  const int filled = static_cast<int>(std::lround(fraction * width));
+  std::fprintf(stderr, "\r[%s%s] t = %6.2f / %.2f s   real-time factor %6.2f   mean SAP iterations %5.2f",
+               std::string(filled, '#').c_str(), std::string(width - filled, ' ').c_str(), t, duration,
+               wall > 0 ? t / wall : 0.0, mean_iterations);
+  if (final) std::fprintf(stderr, "\n");
+  std::fflush(stderr);
+}
+
+int run_simulate(const SimulateOptions& o) {
+  io::Scene scene = o.scene.empty() ? load_embedded_scene() : io::load_scene(o.scene);
+  const std::string scene_name = o.scene.empty() ? "<embedded default scene>" : o.scene;
+  for (const std::string& w : scene.warnings) std::cerr << "coulomb: warning: " << w << "\n";
+
+  const std::string solver = o.solver.empty() ? scene.solver : o.solver;
+  if (solver == "lstable")
+    throw std::invalid_argument("--solver lstable: the L-stable first-order solver is not available yet; use sap");
+  if (solver != "sap") throw std::invalid_argument("--solver: unknown solver '" + solver + "' (sap or lstable)");
+
+  simulation::SimulatorParameters params;
+  params.time_step = o.time_step.value_or(scene.time_step);
+  if (!(params.time_step > 0.0) || !std::isfinite(params.time_step))
+    throw std::invalid_argument("--time-step must be > 0, got " + std::to_string(params.time_step));
+  params.integrator = simulation::parse_integrator(o.integrator.empty() ? scene.integrator : o.integrator);
+  if (o.rel_tolerance) params.sap.rel_tolerance = *o.rel_tolerance;
+  const double duration = o.duration.value_or(scene.duration);
+  if (!(duration > 0.0) || !std::isfinite(duration))
+    throw std::invalid_argument("--duration must be > 0, got " + std::to_string(duration));
+
+  fs::create_directories(o.output);
+  const std::string dir = fs::path(o.output).string();
+  simulation::Simulator sim(std::move(scene), params);
+  io::TrajectoryWriter trajectory(dir + "/trajectory.csv", sim.model());
+  io::StepsWriter steps(dir + "/steps.csv");
+  io::RunStatistics stats;
+  stats.energy_initial = sim.energy(sim.q(), sim.v());
+  stats.energy_final = stats.energy_initial;
+  trajectory.write(0.0, sim.q(), sim.v());
+
+  const bool progress = !o.quiet && ::isatty(STDERR_FILENO);
+  const int num_steps = static_cast<int>(std::ceil(duration / params.time_step - 1e-9));
+  auto last_print = std::chrono::steady_clock::now();
+  for (int k = 0; k < num_steps; ++k) {
+    const simulation::StepStats& s = sim.step();
+    stats.add(s);
+    steps.write(s);
+    trajectory.write(s.time, sim.q(), sim.v());
+    if (progress && std::chrono::steady_clock::now() - last_print > std::chrono::milliseconds(100)) {
+      print_progress(s.time, duration, stats.wall_time, stats.iterations_sum / stats.steps, false);
+      last_print = std::chrono::steady_clock::now();
+    }
+  }
+  if (progress) print_progress(stats.sim_time, duration, stats.wall_time, stats.iterations_sum / std::max(1, stats.steps), true);
+  write_stats_json(dir + "/stats.json", stats, solver, simulation::to_string(params.integrator), params.time_step,
+                   scene_name, sim.model().nv());
+  if (!o.quiet) {
+    std::cout << "simulated " << stats.sim_time << " s of " << scene_name << " (" << sim.model().nv() << " dofs) in "
+              << stats.steps << " steps of " << params.time_step << " s, " << stats.wall_time << " s wall time (real-time factor "
+              << (stats.wall_time > 0 ? stats.sim_time / stats.wall_time : 0.0) << ")\n"
+              << "SAP iterations per step: mean " << stats.iterations_sum / std::max(1, stats.steps) << ", max "
+              << stats.iterations_max << "; contacts: mean " << stats.contacts_sum / std::max(1, stats.steps)
+              << ", max " << stats.contacts_max << "; max penetration " << stats.max_penetration << " m; failures "
+              << stats.failures << "\n"
+              << "wrote " << dir << "/trajectory.csv, " << dir << "/steps.csv, " << dir << "/stats.json\n";
+  }
+  return stats.failures == 0 ? 0 : 3;
+}
+
+}  // namespace
+
+Command add_simulate_command(CLI::App& app) {
+  auto options = std::make_shared<SimulateOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "simulate",
+      "Simulate a scene forward in time with SAP (Castro, Permenter, Han): compliant frictional\n"
+      "contact as an unconstrained convex problem solved by Newton's method, inside a theta-method\n"
+      "two-stage time stepper. With no SCENE, runs the embedded default scene (the project's\n"
+      "quadruped standing under PD control with 40 objects dropped around it).\n\n"
+      "Writes into DIR:\n"
+      "  trajectory.csv  t, then per body B: B.x,B.y,B.z (m), B.qw..B.qz (orientation), B.vx..B.vz\n"
+      "                  (m/s), B.wx..B.wz (rad/s), all in the world frame; then per 1-dof joint J:\n"
+      "                  J.q, J.v\n"
+      "  steps.csv       per step: SAP and line-search iterations, contacts, momentum error,\n"
+      "                  max penetration (m), energy (J), wall time (s), solver status\n"
+      "  stats.json      summary: steps, times, real-time factor, iterations, momentum error,\n"
+      "                  contacts, max penetration, failures, initial and final energy\n"
+      "replay.html (3-D replay) is not written yet: it arrives with the replay-viewer work;\n"
+      "--no-html is accepted for forward compatibility.\n"
+      "Exit status: 0 success, 1 error, 2 usage error, 3 some SAP solves did not converge\n"
+      "(counted as failures in stats.json; the run still completes).");
+  sub->add_option("scene", options->scene, "Scene file (YAML, see docs/scene-format.md); default: the embedded scene")
+      ->check(CLI::ExistingFile);
+  sub->add_option("-o,--output", options->output, "Output folder (created if missing)")->capture_default_str();
+  sub->add_option("--duration", options->duration, "Simulated time [s] (default: the scene's duration)");
+  sub->add_option("--time-step", options->time_step, "Time step dt [s] (default: the scene's time_step)");
+  sub->add_option("--solver", options->solver, "Contact solver: sap (default from the scene) | lstable (not yet available)");
+  sub->add_option("--integrator", options->integrator,
+                  "implicit-euler | symplectic-euler | midpoint (default: the scene's integrator)");
+  sub->add_option("--rel-tolerance", options->rel_tolerance,
+                  "SAP relative stopping tolerance eps_r on the momentum residual (default 1e-6)");
+  sub->add_flag("--no-html", options->no_html, "Do not write replay.html (it is not written yet in any case)");
+  sub->add_flag("-q,--quiet", options->quiet, "No progress bar and no summary (the progress bar is also off when stderr is not a terminal)");
+  return Command{sub, [options] { return run_simulate(*options); }};
+}
+
+}  // namespace coulomb::cli
