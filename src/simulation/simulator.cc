@@ -111,8 +111,16 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
     k1 = -damping_.cwiseProduct(v_theta);
     for (const io::JointSpring& s : scene_.springs)
       k1[s.v_index] -= s.stiffness * (q_theta[s.q_index] - s.rest_position);
-    m = M * (v_star - v0) - dt * (k1 - b);
-    const Eigen::VectorXd dv = -A_.llt().solve(m);
+    // M and A are block-diagonal by tree: multiply and factorize block by block.
+    Eigen::VectorXd dv(nv);
+    for (const contact::TreeRange& t : trees_) {
+      const auto Mt = M.block(t.v_start, t.v_start, t.nv, t.nv);
+      m.segment(t.v_start, t.nv).noalias() = Mt * (v_star - v0).segment(t.v_start, t.nv);
+    }
+    m -= dt * (k1 - b);
+    for (const contact::TreeRange& t : trees_)
+      dv.segment(t.v_start, t.nv) =
+          -A_.block(t.v_start, t.v_start, t.nv, t.nv).llt().solve(m.segment(t.v_start, t.nv));
     v_star += dv;
     ++stats_.free_motion_iterations;
     if (dv.norm() <= parameters_.free_motion_tolerance * std::max(1.0, v_star.norm())) break;
