@@ -1,5 +1,6 @@
 #include "coulomb/solvers/sap/sap_solver.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
@@ -9,6 +10,7 @@
 #include <Eigen/CholmodSupport>
 #include <Eigen/SparseCore>
 
+#include "coulomb/linalg/block_sparse_cholesky.h"
 #include "coulomb/solvers/sap/sap_line_search.h"
 
 namespace coulomb::solvers::sap {
@@ -148,6 +150,52 @@ class SparseHessian {
   bool analyzed_ = false;
 };
 
+// H = A + Jᵀ G J in coulomb's BlockSparseCholesky: one supernode per tree, one off-diagonal
+// block per pair of trees coupled by a constraint. The pattern is analyzed once per solve.
+class BlockSparseHessian {
+ public:
+  explicit BlockSparseHessian(const SapProblem& problem) : problem_(problem) {
+    std::vector<int> sizes(problem.num_trees());
+    for (int t = 0; t < problem.num_trees(); ++t) sizes[t] = problem.tree_size(t);
+    std::vector<std::pair<int, int>> edges;
+    for (int i = 0; i < problem.num_constraints(); ++i) {
+      const SapConstraint& c = problem.constraint(i);
+      if (c.num_trees() == 2) edges.emplace_back(c.tree(0), c.tree(1));
+    }
+    std::sort(edges.begin(), edges.end());
+    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+    chol_.analyze(sizes, edges);
+  }
+
+  bool factorize(const std::vector<Eigen::MatrixXd>& G) {
+    chol_.set_zero();
+    for (int t = 0; t < problem_.num_trees(); ++t) chol_.diagonal_block(t) = problem_.A(t);
+    for (int i = 0; i < problem_.num_constraints(); ++i) {
+      const SapConstraint& c = problem_.constraint(i);
+      for (int a = 0; a < c.num_trees(); ++a) {
+        GJ_.noalias() = G[i] * c.jacobian(a);
+        for (int b = 0; b < c.num_trees(); ++b) {
+          if (c.tree(b) < c.tree(a)) continue;  // one of each symmetric pair
+          JtGJ_.noalias() = c.jacobian(b).transpose() * GJ_;
+          chol_.add_block(c.tree(b), c.tree(a), JtGJ_);
+        }
+      }
+    }
+    return chol_.factorize();
+  }
+
+  Eigen::VectorXd solve(const Eigen::VectorXd& b) {
+    Eigen::VectorXd x = b;
+    chol_.solve_in_place(x);
+    return x;
+  }
+
+ private:
+  const SapProblem& problem_;
+  linalg::BlockSparseCholesky chol_;
+  Eigen::MatrixXd GJ_, JtGJ_;
+};
+
 // Prepares each constraint with the Delassus block estimate W_ii ≈ Σ_t J_it A_t⁻¹ J_itᵀ
 // (Castro et al. §V-B, with A in place of M; digest §8 item 8).
 void prepare_constraints(SapProblem& problem) {
@@ -184,10 +232,14 @@ SapSolverResults SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Ei
   for (int t = 0; t < problem.num_trees(); ++t)
     D.segment(problem.tree_start(t), problem.tree_size(t)) = problem.A(t).diagonal().cwiseSqrt().cwiseInverse();
 
-  const bool use_sparse = prm.linear_solver == SapLinearSolver::kSparse ||
-                          (prm.linear_solver == SapLinearSolver::kAuto && nv >= prm.dense_threshold);
+  SapLinearSolver linear_solver = prm.linear_solver;
+  if (linear_solver == SapLinearSolver::kAuto)
+    linear_solver = nv >= prm.dense_threshold ? SapLinearSolver::kBlockSparse : SapLinearSolver::kDense;
+  const bool use_sparse = linear_solver != SapLinearSolver::kDense;
   std::unique_ptr<SparseHessian> sparse;
-  if (use_sparse) sparse = std::make_unique<SparseHessian>(problem);
+  std::unique_ptr<BlockSparseHessian> block_sparse;
+  if (linear_solver == SapLinearSolver::kSparse) sparse = std::make_unique<SparseHessian>(problem);
+  if (linear_solver == SapLinearSolver::kBlockSparse) block_sparse = std::make_unique<BlockSparseHessian>(problem);
   const Eigen::MatrixXd A_dense = use_sparse ? Eigen::MatrixXd() : problem.dense_A();
 
   SapSolverResults res;
@@ -221,7 +273,13 @@ SapSolverResults SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Ei
     }
     // Newton direction H Δv = −∇ℓ, H = A + Jᵀ G J.
     Eigen::VectorXd dv;
-    if (use_sparse) {
+    if (block_sparse) {
+      if (!block_sparse->factorize(e.G)) {
+        res.status = SapSolverStatus::kLinearSolverFailure;
+        break;
+      }
+      dv = -block_sparse->solve(e.grad);
+    } else if (sparse) {
       if (!sparse->factorize(e.G)) {
         res.status = SapSolverStatus::kLinearSolverFailure;
         break;

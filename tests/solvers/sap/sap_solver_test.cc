@@ -131,20 +131,26 @@ TEST(SapSolverTest, PureStictionConvergesInOneIteration) {
   }
 }
 
-// Test 14: the supernodal sparse Cholesky path gives the dense path's solution.
+// Test 14: the sparse paths (CHOLMOD supernodal, coulomb's block-sparse supernodal) give the
+// dense path's solution.
 TEST(SapSolverTest, SparseEqualsDense) {
   std::mt19937 rng(96);
   for (int trial = 0; trial < 5; ++trial) {
     auto problem = testing::random_sap_problem(rng, 60, 50);
-    SapSolverParameters dense = tight(1e-10), sparse = tight(1e-10);
+    SapSolverParameters dense = tight(1e-10), cholmod = tight(1e-10), block = tight(1e-10);
     dense.linear_solver = SapLinearSolver::kDense;
-    sparse.linear_solver = SapLinearSolver::kSparse;
+    cholmod.linear_solver = SapLinearSolver::kSparse;
+    block.linear_solver = SapLinearSolver::kBlockSparse;
     const SapSolverResults a = SapSolver(dense).solve(*problem, VectorXd::Zero(problem->nv()));
-    const SapSolverResults b = SapSolver(sparse).solve(*problem, VectorXd::Zero(problem->nv()));
+    const SapSolverResults b = SapSolver(cholmod).solve(*problem, VectorXd::Zero(problem->nv()));
+    const SapSolverResults c = SapSolver(block).solve(*problem, VectorXd::Zero(problem->nv()));
     EXPECT_FALSE(a.used_sparse);
     EXPECT_TRUE(b.used_sparse);
+    EXPECT_TRUE(c.used_sparse);
     ASSERT_EQ(b.status, SapSolverStatus::kSuccess);
+    ASSERT_EQ(c.status, SapSolverStatus::kSuccess);
     EXPECT_LT((a.v - b.v).norm(), 1e-9 * std::max(1.0, a.v.norm()));
+    EXPECT_LT((a.v - c.v).norm(), 1e-9 * std::max(1.0, a.v.norm()));
   }
 }
 

@@ -11,7 +11,10 @@
 namespace coulomb::solvers::sap {
 
 enum class SapLineSearch { kExact, kBacktracking };
-enum class SapLinearSolver { kAuto, kDense, kSparse };
+/// How H Δv = −∇ℓ is solved: dense LLT; CHOLMOD's supernodal sparse Cholesky (kSparse); or
+/// coulomb's BlockSparseCholesky over the tree/contact graph (kBlockSparse). kAuto: dense below
+/// dense_threshold velocities, block-sparse at or above.
+enum class SapLinearSolver { kAuto, kDense, kSparse, kBlockSparse };
 
 /// Solver parameters with their defaults (digest §3.3, §3.5).
 struct SapSolverParameters {
@@ -28,7 +31,7 @@ struct SapSolverParameters {
   double armijo_rho = 0.8;
   double armijo_c = 1e-4;
   int backtracking_max_iterations = 40;
-  /// Dense LLT below this many velocities (kAuto), supernodal sparse Cholesky at or above.
+  /// kAuto: dense LLT below this many velocities, BlockSparseCholesky at or above.
   SapLinearSolver linear_solver = SapLinearSolver::kAuto;
   int dense_threshold = 150;
   /// Also stop when the cost stagnates: |Δℓ| < cost_abs_tolerance + cost_rel_tolerance·ℓ
@@ -60,7 +63,7 @@ struct SapSolverResults {
   std::vector<double> cost_history;   ///< ℓ at the guess and after each iteration (if recorded)
   std::vector<double> alpha_history;  ///< step sizes (if recorded)
   std::vector<double> momentum_error_history;  ///< e_m at the guess and after each iteration (if recorded)
-  bool used_sparse = false;
+  bool used_sparse = false;  ///< a sparse path (CHOLMOD or block-sparse) solved the Newton systems
 };
 
 class SapSolver {

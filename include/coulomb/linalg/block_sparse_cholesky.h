@@ -1,0 +1,69 @@
+// Supernodal Cholesky factorization of an SPD matrix with a block structure given by a graph:
+// node t owns a dense n_t × n_t diagonal block and an edge (s, t) allows a dense off-diagonal
+// block. In SAP the nodes are the trees of the multibody forest and the edges are pairs of trees
+// in contact (Castro et al. §IV-D), so H = A + Jᵀ G J has exactly this structure.
+//
+// analyze() orders the nodes by greedy minimum degree on the node graph and computes the block
+// fill-in (the symbolic factorization, reused for every factorize() with the same pattern);
+// factorize() is a right-looking block Cholesky with dense kernels (Eigen) on the supernodes.
+#pragma once
+
+#include <utility>
+#include <vector>
+
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+
+namespace coulomb::linalg {
+
+class BlockSparseCholesky {
+ public:
+  /// Sets the pattern: block sizes (all > 0) and the node pairs with off-diagonal blocks.
+  /// Throws std::invalid_argument for a bad size or an edge out of range or on the diagonal.
+  void analyze(const std::vector<int>& block_sizes, const std::vector<std::pair<int, int>>& edges);
+
+  int size() const { return n_; }
+  int num_blocks() const { return static_cast<int>(sizes_.size()); }
+  /// Index of node t's first row/column in the full matrix.
+  int offset(int t) const { return offsets_[t]; }
+
+  /// Zeroes all blocks (keeps the pattern).
+  void set_zero();
+  /// The diagonal block of node t (n_t × n_t); only its lower triangle is read.
+  Eigen::Ref<Eigen::MatrixXd> diagonal_block(int t);
+  /// The block in rows of node s and columns of node t (n_s × n_t) for an edge given to
+  /// analyze(), in either order. Throws std::out_of_range for a pair that is not an edge.
+  /// Only one of (s, t) and (t, s) needs to be set: the matrix is symmetric.
+  Eigen::Ref<Eigen::MatrixXd> off_diagonal_block(int s, int t);
+  /// Adds M (n_s × n_t) to block (s, t), transposing as needed; s == t adds to the diagonal.
+  void add_block(int s, int t, const Eigen::Ref<const Eigen::MatrixXd>& M);
+
+  /// Factorizes in place. Returns false if the matrix is not (numerically) positive definite.
+  bool factorize();
+  /// Solves H x = b in place (x holds b on entry). factorize() must have succeeded.
+  void solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const;
+
+  /// The matrix the blocks currently hold (before factorize), dense, for tests.
+  Eigen::MatrixXd dense() const;
+
+ private:
+  // Storage in elimination order: node k = order_[k]; blocks_[k] is the diagonal block of the
+  // k-th eliminated node; for each k, lower_[k] lists (i, block index) for the later nodes i
+  // (elimination positions) with a block L_ik.
+  struct Lower {
+    int position;  ///< elimination position of the row node
+    int block;     ///< index into off_
+  };
+  int block_index(int pos_row, int pos_col) const;  // off-diagonal block (row later than col), −1 if none
+
+  int n_ = 0;
+  std::vector<int> sizes_, offsets_;
+  std::vector<int> order_;     ///< order_[k] = node eliminated k-th
+  std::vector<int> position_;  ///< position_[t] = elimination position of node t
+  std::vector<Eigen::MatrixXd> diag_;  ///< by elimination position
+  std::vector<Eigen::MatrixXd> off_;   ///< off-diagonal blocks L_ik (rows: later node i)
+  std::vector<std::vector<Lower>> lower_;  ///< by elimination position of the column, sorted by position
+  std::vector<Eigen::LLT<Eigen::MatrixXd>> llt_;
+};
+
+}  // namespace coulomb::linalg
