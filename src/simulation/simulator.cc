@@ -221,7 +221,8 @@ const StepStats& Simulator::step() {
   Eigen::VectorXd v = v_star;
   contact_impulses_ = Eigen::VectorXd::Zero(3 * contacts_.size());
   if (problem.num_constraints() > 0) {
-    const sap::SapSolverResults r = solver_.solve(problem, v0);
+    solver_results_ = solver_.solve(problem, v0);
+    const sap::SapSolverResults& r = solver_results_;
     stats_.status = r.status;
     stats_.solver_iterations = r.iterations;
     stats_.line_search_iterations = r.line_search_iterations;

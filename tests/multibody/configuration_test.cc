@@ -62,7 +62,9 @@ TEST(ConfigurationTest, QuaternionsStayUnitOverManySteps) {
     integrate(model, q, v, 1e-3, q);
   }
   for (const Body& b : model.bodies()) {
-    if (b.joint.type == JointType::kFloating) EXPECT_NEAR(q.segment<4>(b.joint.q_index + 3).norm(), 1.0, 1e-14);
+    if (b.joint.type == JointType::kFloating) {
+      EXPECT_NEAR(q.segment<4>(b.joint.q_index + 3).norm(), 1.0, 1e-14);
+    }
   }
 }
 

@@ -90,6 +90,9 @@ class Simulator {
   const contact::ContactSet& contacts() const { return contacts_; }
   const Eigen::VectorXd& contact_impulses() const { return contact_impulses_; }
 
+  /// The SAP results of the last step (iterations, histories when parameters().sap.record_history).
+  const solvers::sap::SapSolverResults& last_solver_results() const { return solver_results_; }
+
   /// Kinetic + gravitational potential + joint-spring energy at (q, v) [J].
   double energy(const Eigen::VectorXd& q, const Eigen::VectorXd& v);
 
@@ -114,6 +117,7 @@ class Simulator {
   Eigen::VectorXd contact_impulses_;
   StepStats stats_;
   solvers::sap::SapSolver solver_;
+  solvers::sap::SapSolverResults solver_results_;
 };
 
 }  // namespace coulomb::simulation
