@@ -252,7 +252,7 @@ Command add_dynamics_command(CLI::App& app) {
                                "neutral configuration (zeros, identity quaternion)");
   opt->v_opt = sub->add_option("--v", opt->v,
                                "Velocity: nv comma-separated values in dof_names order [rad/s or m/s; floating "
-                               "base wx,wy,wz [rad/s], vx,vy,vz [m/s] in the root link frame]. Default: zeros");
+                               "base wx,wy,wz [rad/s] and vx,vy,vz [m/s] of the root link origin, world frame]. Default: zeros");
   opt->vdot_opt = sub->add_option("--vdot", opt->vdot,
                                   "Acceleration: nv comma-separated values in dof_names order [rad/s^2 or "
                                   "m/s^2; floating base angular then linear, root link frame]. Default: zeros");

@@ -16,6 +16,8 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// A cylinder's end disc within 30° of parallel to a face contributes its 8 rim points.
+constexpr double kDiscParallelCos = 0.8660254037844387;  // cos 30°
 // cos(kπ/4), sin(kπ/4), k = 0..7: the 8 rim points of a cylinder's end disc.
 constexpr double kS = 0.70710678118654752440;
 constexpr std::array<double, 8> kRimCos = {1.0, kS, 0.0, -kS, -1.0, -kS, 0.0, kS};
@@ -255,11 +257,17 @@ int face_manifold(const Shape& shape, const Transform& X_WS, const PlanarFace& f
       const Vector3 w = -n + n.dot(axis) * axis;
       const double wn = w.norm();
       const bool has_lowest = wn > 1e-9;
+      // The 8 body-fixed rim points describe a disc resting (nearly) flat on the face. For a
+      // disc far from parallel (a cylinder lying on its side or tilted) only the lowest rim
+      // point is a contact: body-fixed rim points would come and go as the cylinder rolls,
+      // switching the contact count between 2 and 4 every 45° (normal stiffness doubling).
+      const bool disc_nearly_parallel = std::abs(n.dot(axis)) >= kDiscParallelCos;
       for (double side : {-1.0, 1.0}) {
         const Vector3 cd = c + side * 0.5 * shape.length * axis;
         if (has_lowest) cand.add(cd + (shape.radius / wn) * w, 1e-9 * scale);
-        for (size_t k = 0; k < 8; ++k)
-          cand.add(cd + shape.radius * (kRimCos[k] * e1 + kRimSin[k] * e2), 1e-9 * scale);
+        if (disc_nearly_parallel)
+          for (size_t k = 0; k < 8; ++k)
+            cand.add(cd + shape.radius * (kRimCos[k] * e1 + kRimSin[k] * e2), 1e-9 * scale);
       }
       break;
     }

@@ -680,8 +680,8 @@ int robot_joint(const Reader& r, const RobotSpec& rs, const multibody::Model& mo
   return b;
 }
 
-/// Writes a floating joint's q (position, quaternion w x y z) and v ([ω_B; v_B] in body
-/// coordinates, from world-frame ω_W and v_W of the body origin).
+/// Writes a floating joint's q (position, quaternion w x y z) and v ([ω_W; v_W], the world-frame
+/// angular velocity and velocity of the body origin: a free body's joint frame is the world).
 void set_floating_state(const multibody::Model& model, const std::string& joint, const Transform& X_WB,
                         const Vector3& v_W, const Vector3& w_W, Eigen::VectorXd& q, Eigen::VectorXd& v) {
   const multibody::Joint& j = model.body(model.joint_body(joint)).joint;
@@ -691,8 +691,8 @@ void set_floating_state(const multibody::Model& model, const std::string& joint,
   q[j.q_index + 4] = quat.x();
   q[j.q_index + 5] = quat.y();
   q[j.q_index + 6] = quat.z();
-  v.segment<3>(j.v_index) = X_WB.R.transpose() * w_W;
-  v.segment<3>(j.v_index + 3) = X_WB.R.transpose() * v_W;
+  v.segment<3>(j.v_index) = w_W;
+  v.segment<3>(j.v_index + 3) = v_W;
 }
 
 /// A unique geometry name: `name`, or name#2, name#3, … if taken.

@@ -13,9 +13,9 @@ using MatrixXx = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;
 using VectorX6 = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
 
 // The joint's motion subspace S as a 6 × nv matrix ([ω; v] rows).
-Matrix6x subspace(const Joint& joint) {
+Matrix6x subspace(const Joint& joint, const math::Transform& X_PB) {
   Matrix6x S(6, joint.nv);
-  for (int k = 0; k < joint.nv; ++k) S.col(k) = joint_subspace_column(joint, k).vector();
+  for (int k = 0; k < joint.nv; ++k) S.col(k) = joint_subspace_column(joint, X_PB, k).vector();
   return S;
 }
 
@@ -39,9 +39,9 @@ void aba_impl(const Model& model, Workspace& ws, const double* q, const double* 
     const Body& body = bodies[i];
     const Joint& joint = body.joint;
     const math::Transform& X = ws.X_PB[i] = joint_transform(joint, q + joint.q_index);
-    const math::SpatialMotion vJ = joint_motion(joint, v + joint.v_index);
+    const math::SpatialMotion vJ = joint_motion(joint, X, v + joint.v_index);
     const math::SpatialMotion& V = ws.V_B[i] = X.act_inv(ws.V_B[body.parent]) + vJ;
-    ws.c[i] = V.cross(vJ);
+    ws.c[i] = V.cross(vJ) + joint_bias_acceleration(joint, vJ);
     ws.IA[i] = body.inertia.matrix();
     ws.pA[i] = V.cross(body.inertia * V);
     if (f_ext != nullptr) ws.pA[i] -= (*f_ext)[i];
@@ -51,7 +51,7 @@ void aba_impl(const Model& model, Workspace& ws, const double* q, const double* 
     const Body& body = bodies[i];
     const Joint& joint = body.joint;
     const int nv = joint.nv;
-    const Matrix6x S = subspace(joint);
+    const Matrix6x S = subspace(joint, ws.X_PB[i]);
     auto U = ws.U[i].leftCols(nv);
     U = ws.IA[i] * S;
     const MatrixXx D = S.transpose() * U;
@@ -81,7 +81,7 @@ void aba_impl(const Model& model, Workspace& ws, const double* q, const double* 
     auto qdd = ws.vdot.segment(joint.v_index, nv);
     qdd = ws.Dinv[i].topLeftCorner(nv, nv) *
           (ws.u[i].head(nv) - ws.U[i].leftCols(nv).transpose() * a_prime.vector());
-    ws.A_gravity_B[i] = a_prime + joint_motion(joint, qdd.data());
+    ws.A_gravity_B[i] = a_prime + joint_motion(joint, ws.X_PB[i], qdd.data());
   }
 }
 

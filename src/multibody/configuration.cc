@@ -14,12 +14,11 @@ void kinematic_map(const Model& model, const ConstVectorRef& q, Eigen::Ref<Eigen
     } else if (j.type == JointType::kFloating) {
       const int iq = j.q_index, iv = j.v_index;
       const double w = q[iq + 3], x = q[iq + 4], y = q[iq + 5], z = q[iq + 6];
-      const math::Quaternion quat(w, x, y, z);
-      // ṗ = R v_B
-      N.block<3, 3>(iq, iv + 3) = quat.normalized().toRotationMatrix();
-      // q̇ = ½ q ⊗ (0, ω):  ẇ = −½ q_v·ω,  q̇_v = ½ (w 1 + [q_v]×) ω
+      // ṗ = v (joint-frame velocity of the origin)
+      N.block<3, 3>(iq, iv + 3) = math::Matrix3::Identity();
+      // q̇ = ½ (0, ω) ⊗ q with ω in the joint frame:  ẇ = −½ q_v·ω,  q̇_v = ½ (w 1 − [q_v]×) ω
       N.block<1, 3>(iq + 3, iv) = -0.5 * math::Vector3(x, y, z).transpose();
-      N.block<3, 3>(iq + 4, iv) = 0.5 * (w * math::Matrix3::Identity() + math::skew(math::Vector3(x, y, z)));
+      N.block<3, 3>(iq + 4, iv) = 0.5 * (w * math::Matrix3::Identity() - math::skew(math::Vector3(x, y, z)));
     }
   }
 }
@@ -34,8 +33,8 @@ void velocity_to_qdot(const Model& model, const ConstVectorRef& q, const ConstVe
       const int iq = j.q_index, iv = j.v_index;
       const math::Quaternion quat(q[iq + 3], q[iq + 4], q[iq + 5], q[iq + 6]);
       const math::Vector3 w = v.segment<3>(iv);
-      qdot.segment<3>(iq) = quat.normalized().toRotationMatrix() * v.segment<3>(iv + 3);
-      const math::Quaternion dq = quat * math::Quaternion(0.0, w.x(), w.y(), w.z());
+      qdot.segment<3>(iq) = v.segment<3>(iv + 3);
+      const math::Quaternion dq = math::Quaternion(0.0, w.x(), w.y(), w.z()) * quat;
       qdot[iq + 3] = 0.5 * dq.w();
       qdot.segment<3>(iq + 4) = 0.5 * dq.vec();
     }
@@ -51,8 +50,8 @@ void integrate(const Model& model, const ConstVectorRef& q, const ConstVectorRef
     } else if (j.type == JointType::kFloating) {
       const int iq = j.q_index, iv = j.v_index;
       const math::Quaternion quat = math::Quaternion(q[iq + 3], q[iq + 4], q[iq + 5], q[iq + 6]).normalized();
-      const math::Vector3 p = q.segment<3>(iq) + dt * (quat.toRotationMatrix() * v.segment<3>(iv + 3));
-      math::Quaternion next = (quat * math::quaternion_exp(dt * v.segment<3>(iv))).normalized();
+      const math::Vector3 p = q.segment<3>(iq) + dt * v.segment<3>(iv + 3);
+      math::Quaternion next = (math::quaternion_exp(dt * v.segment<3>(iv)) * quat).normalized();
       if (next.w() < 0.0) next.coeffs() = -next.coeffs();
       q_next.segment<3>(iq) = p;
       q_next[iq + 3] = next.w();
@@ -73,8 +72,8 @@ void difference(const Model& model, const ConstVectorRef& q0, const ConstVectorR
           math::Quaternion(q0[iq + 3], q0[iq + 4], q0[iq + 5], q0[iq + 6]).normalized().toRotationMatrix();
       const math::Matrix3 R1 =
           math::Quaternion(q1[iq + 3], q1[iq + 4], q1[iq + 5], q1[iq + 6]).normalized().toRotationMatrix();
-      dq.segment<3>(iv) = math::so3_log(R0.transpose() * R1);
-      dq.segment<3>(iv + 3) = R0.transpose() * (q1.segment<3>(iq) - q0.segment<3>(iq));
+      dq.segment<3>(iv) = math::so3_log(R1 * R0.transpose());
+      dq.segment<3>(iv + 3) = q1.segment<3>(iq) - q0.segment<3>(iq);
     }
   }
 }

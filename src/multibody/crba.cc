@@ -23,14 +23,14 @@ const Eigen::MatrixXd& crba(const Model& model, Workspace& ws, const ConstVector
     for (int k = 0; k < joint_i.nv; ++k) {
       const int col = joint_i.v_index + k;
       // F = I^c_i S_i[:, k]; M_ji = S_jᵀ F along the path from i to its root.
-      math::SpatialForce F = ws.Ic_B[i] * joint_subspace_column(joint_i, k);
+      math::SpatialForce F = ws.Ic_B[i] * joint_subspace_column(joint_i, ws.X_PB[i], k);
       double* column = M.col(col).data();
-      joint_project(joint_i, F, column + joint_i.v_index);
+      joint_project(joint_i, ws.X_PB[i], F, column + joint_i.v_index);
       for (int j = i; bodies[j].parent > 0;) {
         F = ws.X_PB[j].act(F);
         j = bodies[j].parent;
         const Joint& joint_j = bodies[j].joint;
-        joint_project(joint_j, F, column + joint_j.v_index);
+        joint_project(joint_j, ws.X_PB[j], F, column + joint_j.v_index);
         for (int r = 0; r < joint_j.nv; ++r) M(col, joint_j.v_index + r) = column[joint_j.v_index + r];
       }
     }

@@ -22,7 +22,7 @@ void forward_kinematics(const Model& model, Workspace& ws, const ConstVectorRef&
     ws.X_PB[i] = joint_transform(joint, q.data() + joint.q_index);
     ws.X_WB[i] = ws.X_WB[body.parent] * ws.X_PB[i];
     // Featherstone Eq. (5.7): v_i = X_i,λ v_λ + S_i q̇_i.
-    ws.V_B[i] = ws.X_PB[i].act_inv(ws.V_B[body.parent]) + joint_motion(joint, v.data() + joint.v_index);
+    ws.V_B[i] = ws.X_PB[i].act_inv(ws.V_B[body.parent]) + joint_motion(joint, ws.X_PB[i], v.data() + joint.v_index);
   }
 }
 
@@ -38,11 +38,11 @@ void forward_kinematics(const Model& model, Workspace& ws, const ConstVectorRef&
     const int p = body.parent;
     ws.X_PB[i] = joint_transform(joint, q.data() + joint.q_index);
     ws.X_WB[i] = ws.X_WB[p] * ws.X_PB[i];
-    const math::SpatialMotion vJ = joint_motion(joint, v.data() + joint.v_index);
+    const math::SpatialMotion vJ = joint_motion(joint, ws.X_PB[i], v.data() + joint.v_index);
     ws.V_B[i] = ws.X_PB[i].act_inv(ws.V_B[p]) + vJ;
-    // Featherstone Eq. (5.8) with constant S in the body frame: a_i = X a_λ + S q̈ + v_i × S q̇.
-    ws.A_B[i] = ws.X_PB[i].act_inv(ws.A_B[p]) + joint_motion(joint, vdot.data() + joint.v_index) +
-                ws.V_B[i].cross(vJ);
+    // Featherstone Eq. (5.8): a_i = X a_λ + S q̈ + c_J + v_i × S q̇ (c_J = Ṡ q̇, joint.h).
+    ws.A_B[i] = ws.X_PB[i].act_inv(ws.A_B[p]) + joint_motion(joint, ws.X_PB[i], vdot.data() + joint.v_index) +
+                joint_bias_acceleration(joint, vJ) + ws.V_B[i].cross(vJ);
   }
 }
 

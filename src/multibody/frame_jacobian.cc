@@ -15,7 +15,7 @@ void point_jacobian_impl(const Model& model, const Workspace& ws, int body, cons
     const Joint& joint = bodies[k].joint;
     const math::Transform& X_WK = ws.X_WB[k];
     for (int c = 0; c < joint.nv; ++c) {
-      const math::SpatialMotion s = joint_subspace_column(joint, c);
+      const math::SpatialMotion s = joint_subspace_column(joint, ws.X_PB[k], c);
       const math::Vector3 w = X_WK.R * s.w;
       // Velocity of Q due to this joint: v_Ko + ω × (p_WQ − p_WKo).
       math::Vector3 v = X_WK.R * s.v + w.cross(p_WQ - X_WK.p);
@@ -48,7 +48,7 @@ math::SpatialMotion bias_acceleration(const Model& model, const Workspace& ws, i
   const math::SpatialMotion a_parent = bias_acceleration(model, ws, p);
   const math::Transform& X = ws.X_PB[body];
   const math::SpatialMotion vJ = ws.V_B[body] - X.act_inv(ws.V_B[p]);
-  return X.act_inv(a_parent) + ws.V_B[body].cross(vJ);
+  return X.act_inv(a_parent) + joint_bias_acceleration(bodies[body].joint, vJ) + ws.V_B[body].cross(vJ);
 }
 
 math::Vector6 jdot_v_impl(const Model& model, const Workspace& ws, int body, const math::Vector3& p_BQ,
@@ -98,7 +98,7 @@ void accumulate_point_jacobian(const Model& model, const Workspace& ws, int body
     const Joint& joint = bodies[k].joint;
     const math::Transform& X_WK = ws.X_WB[k];
     for (int c = 0; c < joint.nv; ++c) {
-      const math::SpatialMotion s = joint_subspace_column(joint, c);
+      const math::SpatialMotion s = joint_subspace_column(joint, ws.X_PB[k], c);
       const math::Vector3 w = X_WK.R * s.w;
       J.col(joint.v_index + c - column_offset) += R * (X_WK.R * s.v + w.cross(p_WQ - X_WK.p));
     }

@@ -91,12 +91,22 @@ double Simulator::energy(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
 }
 
 // Stage 1 (Eq. 14): Newton iterations on m(v) = M(q^θ)(v − v₀) − δt k(q^θ, v^θ) with the SPD
-// approximation A of ∂m/∂v (Eq. 15). Leaves A_ evaluated at q^θ(v*).
+// approximation A of ∂m/∂v (Eq. 15). M and A are block-diagonal by tree: only the diagonal
+// blocks are read, multiplied and factorized. Leaves A_blocks_ evaluated at q^θ(v*).
 void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0, Eigen::VectorXd& v_star) {
   const multibody::Model& model = scene_.model;
   const double dt = parameters_.time_step, th = theta_.theta, thvq = theta_.theta_vq;
   const int nv = model.nv();
-  Eigen::VectorXd q_theta(model.nq()), v_theta(nv), v_thvq(nv), k1(nv), m(nv);
+  Eigen::VectorXd q_theta(model.nq()), v_theta(nv), v_thvq(nv), k1(nv), m(nv), dv(nv), delta(nv);
+  A_blocks_.resize(trees_.size());
+  auto assemble_A = [&](const Eigen::MatrixXd& M) {
+    for (size_t t = 0; t < trees_.size(); ++t) {
+      const contact::TreeRange& r = trees_[t];
+      A_blocks_[t] = M.block(r.v_start, r.v_start, r.nv, r.nv);
+      A_blocks_[t].diagonal() += dt * dt * th * thvq * stiffness_.segment(r.v_start, r.nv) +
+                                 dt * th * damping_.segment(r.v_start, r.nv);
+    }
+  };
   v_star = v0;
   stats_.free_motion_iterations = 0;
   const int max_iterations = th == 0.0 ? 1 : parameters_.free_motion_max_iterations;
@@ -105,22 +115,21 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
     multibody::integrate(model, q0, v_thvq, th * dt, q_theta);  // q^θ = q₀ ⊕ θ δt v^{θ_vq}
     v_theta = th * v_star + (1.0 - th) * v0;
     const Eigen::MatrixXd& M = multibody::crba(model, ws_, q_theta);
-    A_ = M;
-    A_.diagonal() += dt * dt * th * thvq * stiffness_ + dt * th * damping_;
+    assemble_A(M);
     const Eigen::VectorXd& b = multibody::bias_forces(model, ws_, q_theta, v_theta);
     k1 = -damping_.cwiseProduct(v_theta);
     for (const io::JointSpring& s : scene_.springs)
       k1[s.v_index] -= s.stiffness * (q_theta[s.q_index] - s.rest_position);
-    // M and A are block-diagonal by tree: multiply and factorize block by block.
-    Eigen::VectorXd dv(nv);
-    for (const contact::TreeRange& t : trees_) {
-      const auto Mt = M.block(t.v_start, t.v_start, t.nv, t.nv);
-      m.segment(t.v_start, t.nv).noalias() = Mt * (v_star - v0).segment(t.v_start, t.nv);
+    delta = v_star - v0;
+    for (size_t t = 0; t < trees_.size(); ++t) {
+      const contact::TreeRange& r = trees_[t];
+      m.segment(r.v_start, r.nv).noalias() = M.block(r.v_start, r.v_start, r.nv, r.nv) * delta.segment(r.v_start, r.nv);
     }
     m -= dt * (k1 - b);
-    for (const contact::TreeRange& t : trees_)
-      dv.segment(t.v_start, t.nv) =
-          -A_.block(t.v_start, t.v_start, t.nv, t.nv).llt().solve(m.segment(t.v_start, t.nv));
+    for (size_t t = 0; t < trees_.size(); ++t) {
+      const contact::TreeRange& r = trees_[t];
+      dv.segment(r.v_start, r.nv) = -A_blocks_[t].llt().solve(m.segment(r.v_start, r.nv));
+    }
     v_star += dv;
     ++stats_.free_motion_iterations;
     if (dv.norm() <= parameters_.free_motion_tolerance * std::max(1.0, v_star.norm())) break;
@@ -129,8 +138,7 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
     // A at the converged v* (digest §2.4: evaluated once, at v*).
     v_thvq = thvq * v_star + (1.0 - thvq) * v0;
     multibody::integrate(model, q0, v_thvq, th * dt, q_theta);
-    A_ = multibody::crba(model, ws_, q_theta);
-    A_.diagonal() += dt * dt * th * thvq * stiffness_ + dt * th * damping_;
+    assemble_A(multibody::crba(model, ws_, q_theta));
   }
 }
 
@@ -161,9 +169,7 @@ const StepStats& Simulator::step() {
   free_motion(q0, v0, v_star);
 
   // 2. Contact problem.
-  std::vector<Eigen::MatrixXd> A_blocks;
-  for (const contact::TreeRange& t : trees_) A_blocks.push_back(A_.block(t.v_start, t.v_start, t.nv, t.nv));
-  sap::SapProblem problem(dt, std::move(A_blocks), v_star);
+  sap::SapProblem problem(dt, A_blocks_, v_star);
   // Frictional contacts: the Jacobian blocks of contact i come consecutively, in tree order.
   std::vector<int> first_constraint_of_contact(contacts_.size(), -1);
   for (size_t k = 0; k < Jc_.blocks.size();) {

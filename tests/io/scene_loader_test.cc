@@ -402,7 +402,7 @@ description: moon
   EXPECT_EQ(s2.description, "moon");
 }
 
-TEST(SceneLoaderTest, WorldFrameInitialVelocityIsConvertedToBodyCoordinates) {
+TEST(SceneLoaderTest, WorldFrameInitialVelocityOfAFreeBody) {
   const double r = 0.3, p = -0.5, y = 1.2;
   std::ostringstream yaml;
   yaml.precision(17);
@@ -426,9 +426,9 @@ TEST(SceneLoaderTest, WorldFrameInitialVelocityIsConvertedToBodyCoordinates) {
   const math::Quaternion quat(q[0], q[1], q[2], q[3]);
   EXPECT_NEAR(quat.norm(), 1.0, 1e-15);
   EXPECT_NEAR((quat.toRotationMatrix() - R).norm(), 0.0, 1e-14);
-  // v = [ω_B; v_B] with ω_B = Rᵀ ω_W and v_B = Rᵀ v_W.
-  EXPECT_NEAR((scene.v0.segment<3>(j.v_index) - R.transpose() * w_W).norm(), 0.0, 1e-14);
-  EXPECT_NEAR((scene.v0.segment<3>(j.v_index + 3) - R.transpose() * v_W).norm(), 0.0, 1e-14);
+  // A free body's floating joint stores v = [ω; v] in its joint frame, the world (joint.h).
+  EXPECT_NEAR((scene.v0.segment<3>(j.v_index) - w_W).norm(), 0.0, 1e-14);
+  EXPECT_NEAR((scene.v0.segment<3>(j.v_index + 3) - v_W).norm(), 0.0, 1e-14);
   // Round trip through forward kinematics: the body's spatial velocity in the world frame.
   multibody::Workspace ws(model);
   multibody::forward_kinematics(model, ws, scene.q0, scene.v0);

@@ -47,8 +47,14 @@ TEST(CrbaTest, SeparateTreesAreDecoupled) {
   const int box = model.body_index("free_box");
   const int iv = model.body(box).joint.v_index;
   EXPECT_EQ(M.block(iv, 0, 6, iv).cwiseAbs().maxCoeff(), 0.0);
-  // A free body's block is its spatial inertia in its own frame.
-  EXPECT_LT((M.block<6, 6>(iv, iv) - model.body(box).inertia.matrix()).cwiseAbs().maxCoeff(), 1e-14);
+  // A free body's block is Sᵀ I S with S = blockdiag(R_WBᵀ, R_WBᵀ) (velocities in the world
+  // frame, joint.h): its spatial inertia re-expressed with world axes at the body origin.
+  const math::Matrix3 R = ws.X_PB[box].R;
+  math::Matrix6 S = math::Matrix6::Zero();
+  S.topLeftCorner<3, 3>() = R.transpose();
+  S.bottomRightCorner<3, 3>() = R.transpose();
+  EXPECT_LT((M.block<6, 6>(iv, iv) - S.transpose() * model.body(box).inertia.matrix() * S).cwiseAbs().maxCoeff(),
+            1e-13);
 }
 
 }  // namespace

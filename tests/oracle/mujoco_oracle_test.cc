@@ -36,12 +36,13 @@
 // Floating base (A1): MuJoCo gets a temporary copy of a1.urdf whose `floating_base` joint is
 // `floating` (a free joint on the trunk, whose frame is the `base` link's: identity origin);
 // coulomb loads a1.urdf with UrdfOptions{.floating = true} (floating joint on the massless
-// `base`, trunk welded to it). coulomb's v = [ω_B, v_B] (both in the body frame B); MuJoCo's
-// free-joint qvel = [ṗ_WB (world), ω_B (body)]. With R = R_WB:
-//   v_mj = T v_c,  T = [[0, R], [1, 0]] on the free joint, identity on the 12 leg joints.
+// `base`, trunk welded to it). coulomb's floating v = [ω_W, ṗ_WB] (both in the world, the free
+// joint's frame; joint.h); MuJoCo's free-joint qvel = [ṗ_WB (world), ω_B (body)]. With R = R_WB:
+//   v_mj = T v_c,  T = [[0, 1], [Rᵀ, 0]] on the free joint, identity on the 12 leg joints.
 // Generalized forces map by power equivalence, τ_c = Tᵀ τ_mj, so M_c = Tᵀ M_mj T. Accelerations
-// pick up Ṫ v: d/dt(R v_B) = R (ω_B × v_B + v̇_B), so a_mj = T a_c + Ṫv with Ṫv = [R (ω_B × v_B); 0]:
-//   rnea_c(q, v, a) = Tᵀ mj_rne(a_mj),   bias_c = Tᵀ (M_mj Ṫv + qfrc_bias).
+// map without a Ṫv term: d/dt(Rᵀ ω_W) = Rᵀ ω̇_W − ω_B × ω_B = Rᵀ ω̇_W, so a_mj = T a_c (the
+// Tdot_v field below stays zero):
+//   rnea_c(q, v, a) = Tᵀ mj_rne(a_mj),   bias_c = Tᵀ qfrc_bias.
 #include <mujoco/mujoco.h>
 
 #include <gtest/gtest.h>
@@ -213,10 +214,8 @@ State random_state(const mb::Model& model, const MuJoCo& mj, std::mt19937& rng) 
       for (int k = 0; k < 3; ++k) s.q[joint.q_index + k] = s.qpos[qa + k] = uniform(rng);
       for (int k = 0; k < 4; ++k) s.q[joint.q_index + 3 + k] = s.qpos[qa + 3 + k] = quat[k];
       const Eigen::Matrix3d R = Eigen::Quaterniond(quat[0], quat[1], quat[2], quat[3]).toRotationMatrix();
-      s.T.block<3, 3>(va, joint.v_index + 3) = R;                          // ṗ_W = R v_B
-      s.T.block<3, 3>(va + 3, joint.v_index) = Eigen::Matrix3d::Identity();  // ω_B
-      const Eigen::Vector3d w_B = s.v.segment<3>(joint.v_index), v_B = s.v.segment<3>(joint.v_index + 3);
-      s.Tdot_v.segment<3>(va) = R * w_B.cross(v_B);
+      s.T.block<3, 3>(va, joint.v_index + 3) = Eigen::Matrix3d::Identity();  // ṗ_W
+      s.T.block<3, 3>(va + 3, joint.v_index) = R.transpose();                // ω_B = Rᵀ ω_W
       continue;
     }
     if (joint.nv != 1) continue;

@@ -86,9 +86,9 @@ struct Scene {
 /// Assembly: the scene's free and fixed `bodies` come first, in file order, then the
 /// `robots`. A fixed body is welded to the world at its pose (fused into body 0, kept as a
 /// frame of its name); a free body is its own tree, attached by a kFloating joint named after
-/// the body, with q = [position, quaternion (w, x, y, z)] and v = [ω_B; v_B] in BODY
-/// coordinates (the file gives linear_velocity, the velocity of the body origin, and
-/// angular_velocity in the WORLD frame: ω_B = R_WBᵀ ω_W, v_B = R_WBᵀ v_W). Robot link and joint
+/// the body, with q = [position, quaternion (w, x, y, z)] and v = [ω; v], the angular velocity
+/// and the velocity of the body origin in the WORLD frame, as the file gives them
+/// (angular_velocity, linear_velocity). Robot link and joint
 /// names are prefixed by "NAME/" when the robot has a `name` (the first unnamed robot keeps
 /// the URDF's names, later unnamed ones are named robot1, robot2, … by their index); a floating
 /// robot's base joint is "PREFIXroot_joint". Geometry names are "BODY/shapeK" (K = index in

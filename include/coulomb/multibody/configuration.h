@@ -10,8 +10,8 @@ namespace coulomb::multibody {
 
 using ConstVectorRef = Eigen::Ref<const Eigen::VectorXd>;
 
-/// N(q), n_q × n_v, with q̇ = N(q) v. 1 for 1-dof joints; for a floating joint
-/// ṗ_JB = R_JB v_B and q̇_quat = ½ q ⊗ (0, ω_B). N must be n_q × n_v.
+/// N(q), n_q × n_v, with q̇ = N(q) v. 1 for 1-dof joints; for a floating joint (velocities in
+/// the joint frame J) ṗ_JB = v and q̇_quat = ½ (0, ω) ⊗ q. N must be n_q × n_v.
 void kinematic_map(const Model& model, const ConstVectorRef& q, Eigen::Ref<Eigen::MatrixXd> N);
 
 /// q̇ = N(q) v (n_q). qdot must have n_q entries.
@@ -19,7 +19,8 @@ void velocity_to_qdot(const Model& model, const ConstVectorRef& q, const ConstVe
                       Eigen::Ref<Eigen::VectorXd> qdot);
 
 /// q_next = q ⊕ v·dt on the configuration manifold: q_j + v_j dt for 1-dof joints; for a
-/// floating joint p += dt R_JB v_B and quat ← quat ⊗ exp(½ ω_B dt), renormalized to unit norm.
+/// floating joint p += dt v and quat ← exp(½ ω dt) ⊗ quat (ω in the joint frame, exact for a
+/// constant angular velocity), renormalized to unit norm.
 /// dt [s] may be negative. q_next may alias q. Sizes: n_q, n_v, n_q.
 void integrate(const Model& model, const ConstVectorRef& q, const ConstVectorRef& v, double dt,
                Eigen::Ref<Eigen::VectorXd> q_next);

@@ -3,13 +3,21 @@
 // Every joint connects a parent body P to a child body B. The joint frame J is fixed in P at
 // X_PJ; the child frame B coincides with J at zero configuration and moves relative to it:
 //   X_PB(q) = X_PJ · X_JB(q).
-// Joint velocities are expressed in the child frame B, so the motion subspace S (6 × nv) is
-// constant for every type here (Featherstone 2008, §4.4):
+// The algorithms work in body coordinates, so the motion subspace S (6 × nv) maps joint
+// velocities to the spatial velocity of B relative to P expressed in B (Featherstone 2008, §4.4):
 //  - revolute  (nq = nv = 1): X_JB = rotation about the unit axis a by q [rad];   S = [a; 0].
 //  - prismatic (nq = nv = 1): X_JB = translation along the unit axis a by q [m];  S = [0; a].
 //  - floating  (nq = 7, nv = 6): q = [p_JB (3, m), quaternion R_JB (w, x, y, z)],
-//    v = [ω_B (3, rad/s), v_B (3, m/s)], the spatial velocity of B in its own frame; S = 1₆.
+//    v = [ω (3, rad/s), v (3, m/s)]: the angular velocity of B and the velocity of B's origin,
+//    both relative to P and EXPRESSED IN THE JOINT FRAME J (the world, for a free body), as
+//    Drake's quaternion floating mobilizer. In body coordinates S = blockdiag(R_JBᵀ, R_JBᵀ),
+//    which depends on q, and its apparent derivative adds the velocity-product term
+//    c_J = Ṡ q̇ = [0; −ω_B × v_B] (joint_bias_acceleration). Inertial-frame velocities keep their
+//    meaning across a time step, so a step that solves for v with J(q₀) and then moves q is
+//    consistent (a body-frame v would be rotated by the step's rotation).
 //  - fixed     (nq = nv = 0): welded. ModelBuilder fuses welded links into their parent body.
+// The joint functions below take X_PB (the joint's current pose, from joint_transform) because
+// the floating joint's S depends on R_JB = R_PJᵀ R_PB.
 #pragma once
 
 #include <cmath>
@@ -77,32 +85,47 @@ inline math::Transform joint_transform(const Joint& joint, const double* q) {
   return joint.X_PJ;
 }
 
+/// R_JB of a floating joint from its current X_PB.
+inline math::Matrix3 floating_rotation(const Joint& joint, const math::Transform& X_PB) {
+  return joint.X_PJ.R.transpose() * X_PB.R;
+}
+
 /// S · v_j: the joint's contribution to the child's spatial velocity, in the child frame.
-inline math::SpatialMotion joint_motion(const Joint& joint, const double* v) {
+/// X_PB: the joint's current pose (joint_transform).
+inline math::SpatialMotion joint_motion(const Joint& joint, const math::Transform& X_PB, const double* v) {
   switch (joint.type) {
     case JointType::kRevolute:
       return {joint.axis * v[0], math::Vector3::Zero()};
     case JointType::kPrismatic:
       return {math::Vector3::Zero(), joint.axis * v[0]};
-    case JointType::kFloating:
-      return {math::Vector3(v[0], v[1], v[2]), math::Vector3(v[3], v[4], v[5])};
+    case JointType::kFloating: {
+      const math::Matrix3 R = floating_rotation(joint, X_PB);
+      return {R.transpose() * math::Vector3(v[0], v[1], v[2]), R.transpose() * math::Vector3(v[3], v[4], v[5])};
+    }
     case JointType::kFixed:
       break;
   }
   return {};
 }
 
+/// c_J = Ṡ q̇ for the joint velocity vJ = S q̇ (child frame): zero for 1-dof joints (constant S),
+/// [0; −ω × v] for a floating joint (vJ = [ω; v]).
+inline math::SpatialMotion joint_bias_acceleration(const Joint& joint, const math::SpatialMotion& vJ) {
+  if (joint.type == JointType::kFloating) return {math::Vector3::Zero(), -vJ.w.cross(vJ.v)};
+  return {};
+}
+
 /// Column k (0 ≤ k < nv) of the motion subspace S, in the child frame.
-inline math::SpatialMotion joint_subspace_column(const Joint& joint, int k) {
+inline math::SpatialMotion joint_subspace_column(const Joint& joint, const math::Transform& X_PB, int k) {
   switch (joint.type) {
     case JointType::kRevolute:
       return {joint.axis, math::Vector3::Zero()};
     case JointType::kPrismatic:
       return {math::Vector3::Zero(), joint.axis};
     case JointType::kFloating: {
-      math::Vector6 e = math::Vector6::Zero();
-      e[k] = 1.0;
-      return math::SpatialMotion(e);
+      const math::Matrix3 R = floating_rotation(joint, X_PB);
+      const math::Vector3 e = R.row(k % 3).transpose();  // R_JBᵀ e_k
+      return k < 3 ? math::SpatialMotion(e, math::Vector3::Zero()) : math::SpatialMotion(math::Vector3::Zero(), e);
     }
     case JointType::kFixed:
       break;
@@ -111,7 +134,7 @@ inline math::SpatialMotion joint_subspace_column(const Joint& joint, int k) {
 }
 
 /// Sᵀ f: writes the joint's nv generalized forces for the spatial force f (child frame).
-inline void joint_project(const Joint& joint, const math::SpatialForce& f, double* out) {
+inline void joint_project(const Joint& joint, const math::Transform& X_PB, const math::SpatialForce& f, double* out) {
   switch (joint.type) {
     case JointType::kRevolute:
       out[0] = joint.axis.dot(f.tau);
@@ -119,12 +142,15 @@ inline void joint_project(const Joint& joint, const math::SpatialForce& f, doubl
     case JointType::kPrismatic:
       out[0] = joint.axis.dot(f.f);
       return;
-    case JointType::kFloating:
+    case JointType::kFloating: {
+      const math::Matrix3 R = floating_rotation(joint, X_PB);
+      const math::Vector3 tau = R * f.tau, force = R * f.f;
       for (int k = 0; k < 3; ++k) {
-        out[k] = f.tau[k];
-        out[3 + k] = f.f[k];
+        out[k] = tau[k];
+        out[3 + k] = force[k];
       }
       return;
+    }
     case JointType::kFixed:
       return;
   }

@@ -111,7 +111,7 @@ class Simulator {
   Eigen::VectorXd damping_;    ///< per velocity: URDF joint damping + spring damping (D diagonal)
   Eigen::VectorXd stiffness_;  ///< per velocity: spring stiffness (K diagonal, 1-dof joints)
   Eigen::VectorXd rest_;       ///< per velocity: spring rest position
-  Eigen::MatrixXd A_;          ///< stage-1 A at q^θ(v*)
+  std::vector<Eigen::MatrixXd> A_blocks_;  ///< stage-1 A at q^θ(v*), one block per tree
   contact::ContactSet contacts_;
   contact::ContactJacobian Jc_;
   Eigen::VectorXd contact_impulses_;

@@ -189,3 +189,37 @@ TEST(FrictionConeTest, RegularizationFromDelassusEstimate) {
 
 }  // namespace
 }  // namespace coulomb::solvers::sap
+
+namespace coulomb::solvers::sap {
+namespace {
+
+// The constraint's fused evaluation equals the reference functions project / hessian / cost.
+TEST(FrictionConeTest, ConstraintCalcEqualsReferenceFunctions) {
+  std::mt19937 rng(73);
+  std::normal_distribution<double> N(0.0, 1.0);
+  int regions[3] = {0, 0, 0};
+  for (int trial = 0; trial < 5000; ++trial) {
+    FrictionConeParameters p{std::abs(N(rng)), 1e5, 0.01, 1e-3 * N(rng), {}};
+    SapFrictionConeConstraint c(p, 0, Eigen::MatrixXd::Identity(3, 3));
+    c.prepare(0.01, Eigen::Matrix3d::Identity() * (0.1 + std::abs(N(rng))));
+    // Sample y (all three regions occur), then v_c = v̂ − R y.
+    const Eigen::Vector3d R = c.R();
+    const Eigen::Vector3d y_sample(N(rng), N(rng), N(rng));
+    Eigen::VectorXd vc = c.v_hat() - R.cwiseProduct(y_sample);
+    Eigen::VectorXd gamma(3);
+    Eigen::MatrixXd G(3, 3);
+    Eigen::Ref<Eigen::MatrixXd> G_ref(G);
+    const double ell = c.calc(vc, gamma, &G_ref);
+    const Eigen::Vector3d y(-vc[0] / R[0], -vc[1] / R[1], -(vc[2] - c.v_hat()[2]) / R[2]);
+    regions[static_cast<int>(friction_cone::region(y, p.mu, R[0], R[2]))]++;
+    EXPECT_LT((gamma - friction_cone::project(y, p.mu, R[0], R[2])).norm(), 1e-12 * (1 + gamma.norm()));
+    EXPECT_LT((G - friction_cone::hessian(y, p.mu, R[0], R[2])).norm(), 1e-12 * (1 + G.norm()));
+    EXPECT_NEAR(ell, friction_cone::cost(y, p.mu, R[0], R[2]), 1e-12 * (1 + std::abs(ell)));
+  }
+  EXPECT_GT(regions[0], 100);
+  EXPECT_GT(regions[1], 100);
+  EXPECT_GT(regions[2], 100);
+}
+
+}  // namespace
+}  // namespace coulomb::solvers::sap

@@ -1,0 +1,105 @@
+// End-to-end: every example scene (examples/scenes/*.yaml) runs through `coulomb simulate`
+// (the built binary, COULOMB_CLI_PATH) for 0.5 s with exit status 0, writes stats.json with the
+// keys of the contract (../shared/design/ARCHITECTURE.md, "Contracts") and no failed SAP solve,
+// and a trajectory.csv with one row per step.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+#ifdef COULOMB_CLI_PATH
+const std::string kCli = COULOMB_CLI_PATH;
+#else
+const std::string kCli;
+#endif
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::vector<fs::path> example_scenes() {
+  std::vector<fs::path> scenes;
+  for (const auto& entry : fs::directory_iterator(fs::path(COULOMB_SOURCE_DIR) / "examples" / "scenes"))
+    if (entry.path().extension() == ".yaml") scenes.push_back(entry.path());
+  std::sort(scenes.begin(), scenes.end());
+  return scenes;
+}
+
+TEST(SimulateCliTest, EveryExampleSceneRunsWithoutFailures) {
+  if (kCli.empty()) GTEST_SKIP() << "coulomb_cli is not built (COULOMB_CLI_PATH undefined)";
+  const std::vector<fs::path> scenes = example_scenes();
+  ASSERT_GE(scenes.size(), 8u);
+  const fs::path root = fs::temp_directory_path() / ("coulomb_simulate_cli_test_" + std::to_string(::getpid()));
+  for (const fs::path& scene : scenes) {
+    SCOPED_TRACE(scene.filename().string());
+    const fs::path out = root / scene.stem();
+    const fs::path log = root / (scene.stem().string() + ".stderr");
+    fs::create_directories(root);
+    const std::string command = shell_quote(kCli) + " simulate " + shell_quote(scene.string()) + " -o " +
+                                shell_quote(out.string()) + " --duration 0.5 -q 2>" + shell_quote(log.string());
+    const int status = std::system(command.c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << command;
+    std::stringstream err;
+    err << std::ifstream(log).rdbuf();
+    EXPECT_EQ(WEXITSTATUS(status), 0) << command << "\n" << err.str();
+
+    std::ifstream stats_file(out / "stats.json");
+    ASSERT_TRUE(stats_file.good()) << "no stats.json for " << scene;
+    const nlohmann::json stats = nlohmann::json::parse(stats_file);
+    // The contract's keys.
+    for (const char* key : {"steps", "sim_time_s", "wall_time_s", "real_time_factor", "solver", "integrator",
+                            "time_step_s", "max_penetration_m", "failures"})
+      EXPECT_TRUE(stats.contains(key)) << key;
+    for (const char* key : {"solver_iterations", "momentum_error", "contacts"}) {
+      ASSERT_TRUE(stats.contains(key) && stats[key].is_object()) << key;
+      EXPECT_TRUE(stats[key].contains("mean")) << key;
+      EXPECT_TRUE(stats[key].contains("max")) << key;
+    }
+    ASSERT_TRUE(stats.contains("energy") && stats["energy"].is_object());
+    EXPECT_TRUE(stats["energy"].contains("initial_J"));
+    EXPECT_TRUE(stats["energy"].contains("final_J"));
+
+    EXPECT_EQ(stats["failures"].get<int>(), 0);
+    const double dt = stats["time_step_s"].get<double>();
+    const int steps = stats["steps"].get<int>();
+    EXPECT_GT(dt, 0.0);
+    EXPECT_EQ(steps, static_cast<int>(std::ceil(0.5 / dt - 1e-9)));
+    EXPECT_NEAR(stats["sim_time_s"].get<double>(), steps * dt, 1e-9);
+    EXPECT_EQ(stats["solver"].get<std::string>(), "sap");
+    const std::string integrator = stats["integrator"].get<std::string>();
+    EXPECT_TRUE(integrator == "implicit-euler" || integrator == "symplectic-euler" || integrator == "midpoint")
+        << integrator;
+    EXPECT_TRUE(std::isfinite(stats["energy"]["final_J"].get<double>()));
+    EXPECT_LE(stats["momentum_error"]["max"].get<double>(), 1e-6 * (1 + 1e-9));  // ε_r default
+
+    // trajectory.csv: a header and one row per step plus the initial state.
+    std::ifstream trajectory(out / "trajectory.csv");
+    ASSERT_TRUE(trajectory.good());
+    std::string line;
+    ASSERT_TRUE(std::getline(trajectory, line));
+    EXPECT_EQ(line.rfind("t,", 0), 0u) << line;
+    int rows = 0;
+    while (std::getline(trajectory, line))
+      if (!line.empty()) ++rows;
+    EXPECT_EQ(rows, steps + 1);
+  }
+  fs::remove_all(root);
+}
+
+}  // namespace
