@@ -4,22 +4,17 @@
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+#include "../util/format.h"
 
 namespace coulomb::contact {
 
 namespace {
 
-std::string fmt(double x) {
-  std::ostringstream os;
-  os.precision(10);
-  os << x;
-  return os.str();
-}
 
 void check(bool ok, const geometry::Geometry& a, const geometry::Geometry& b, const std::string& what, double value) {
   if (!ok)
     throw std::invalid_argument("contact between '" + a.name + "' and '" + b.name + "': " + what + ", got " +
-                                fmt(value));
+                                util::format_number(value));
 }
 
 }  // namespace

@@ -30,6 +30,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "coulomb/io/urdf_loader.h"
+#include "../util/format.h"
 
 namespace coulomb::io {
 
@@ -44,12 +45,6 @@ using multibody::JointType;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-std::string fmt(double x) {
-  std::ostringstream os;
-  os.precision(10);
-  os << x;
-  return os.str();
-}
 
 std::string in_quotes(const std::string& s) { return "'" + s + "'"; }
 
@@ -274,7 +269,7 @@ class Map {
 // Pieces shared by bodies, shapes and robots
 
 void require(bool ok, const Map& m, const std::string& key, const std::string& what, double value) {
-  if (!ok) m.fail(key, what + ", got " + fmt(value));
+  if (!ok) m.fail(key, what + ", got " + util::format_number(value));
 }
 
 /// position + (rpy | quaternion [w, x, y, z]); identity when absent.
@@ -325,7 +320,7 @@ std::optional<std::array<double, 4>> read_color(const Reader& r, const Map& m) {
   for (size_t k = 0; k < node.size(); ++k) {
     const std::string path = m.child("color") + "[" + std::to_string(k) + "]";
     rgba[k] = number(r, node[k], path);
-    if (rgba[k] < 0.0 || rgba[k] > 1.0) r.fail(node[k], path, "must be in [0, 1], got " + fmt(rgba[k]));
+    if (rgba[k] < 0.0 || rgba[k] > 1.0) r.fail(node[k], path, "must be in [0, 1], got " + util::format_number(rgba[k]));
   }
   return rgba;
 }
@@ -379,7 +374,7 @@ ShapeSpec read_shape(const Reader& r, const YAML::Node& node, const std::string&
     for (int k = 0; k < 3; ++k)
       if (!(size[k] > 0.0))
         r.fail(m.value("size")[k], m.child("size") + "[" + std::to_string(k) + "]",
-               "must be > 0 (full edge lengths), got " + fmt(size[k]));
+               "must be > 0 (full edge lengths), got " + util::format_number(size[k]));
     s.shape = geometry::Shape::Box(size);
   } else if (type == "capsule" || type == "cylinder") {
     const Map m(r, node, path, {COMMON, "radius", "length"});
@@ -411,7 +406,7 @@ ShapeSpec read_shape(const Reader& r, const YAML::Node& node, const std::string&
       for (int i = 0; i < 3; ++i) {
         if (t[i] != std::floor(t[i]) || t[i] < 0 || t[i] >= static_cast<double>(vertices.size()))
           r.fail(ts[k][i], tp + "[" + std::to_string(i) + "]",
-                 "must be a vertex index in [0, " + std::to_string(vertices.size() - 1) + "], got " + fmt(t[i]));
+                 "must be a vertex index in [0, " + std::to_string(vertices.size() - 1) + "], got " + util::format_number(t[i]));
         tri[i] = static_cast<int>(t[i]);
       }
       triangles.push_back(tri);
@@ -487,7 +482,7 @@ math::SpatialInertia body_inertia(const Reader& r, const Map& m, const BodySpec&
     volume += s.shape.volume();
   }
   if (!(volume > 0.0) || !std::isfinite(volume))
-    r.fail(m.node(), m.path(), "the shapes of body " + in_quotes(b.name) + " have volume " + fmt(volume));
+    r.fail(m.node(), m.path(), "the shapes of body " + in_quotes(b.name) + " have volume " + util::format_number(volume));
   const double density = mass / volume;
   math::SpatialInertia I = math::SpatialInertia::Zero();
   for (const ShapeSpec& s : b.shapes) I += s.X_BG.act(s.shape.mass_properties(density));
@@ -847,9 +842,9 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
       const multibody::Joint& j = model.body(b).joint;
       const double x = scene.q0[j.q_index];
       if (x < j.limits.lower || x > j.limits.upper)
-        robot.warnings.push_back(r.where(m.node()) + ": " + m.path() + ": initial position " + fmt(x) +
+        robot.warnings.push_back(r.where(m.node()) + ": " + m.path() + ": initial position " + util::format_number(x) +
                                  " of joint " + in_quotes(j.name) + (explicit_q.count(j.q_index) ? "" : " (default)") +
-                                 " is outside its limits [" + fmt(j.limits.lower) + ", " + fmt(j.limits.upper) + "]");
+                                 " is outside its limits [" + util::format_number(j.limits.lower) + ", " + util::format_number(j.limits.upper) + "]");
     }
 
     // Actuators: "all" for every 1-dof joint, overlaid field by field by the joint's own entry.

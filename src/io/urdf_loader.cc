@@ -35,6 +35,7 @@
 #include <console_bridge/console.h>
 #include <tinyxml.h>
 #include <urdf_parser/urdf_parser.h>
+#include "../util/format.h"
 
 namespace coulomb::io {
 
@@ -50,12 +51,6 @@ using multibody::JointType;
 // ------------------------------------------------------------------------------------------
 // Formatting helpers
 
-std::string fmt(double x) {
-  std::ostringstream os;
-  os.precision(10);
-  os << x;
-  return os.str();
-}
 
 std::string in_quotes(const std::string& s) { return "'" + s + "'"; }
 
@@ -484,15 +479,15 @@ math::SpatialInertia link_inertia(const urdf::Link& link, int row, const ErrorCo
   if (!link.inertial) return math::SpatialInertia::Zero();
   const urdf::Inertial& in = *link.inertial;
   const std::string desc = "link " + in_quotes(link.name) + ": <inertial>";
-  if (!std::isfinite(in.mass)) ctx.fail(row, desc + "<mass value> is not finite: " + fmt(in.mass));
-  if (in.mass < 0.0) ctx.fail(row, desc + "<mass value> is negative: " + fmt(in.mass));
+  if (!std::isfinite(in.mass)) ctx.fail(row, desc + "<mass value> is not finite: " + util::format_number(in.mass));
+  if (in.mass < 0.0) ctx.fail(row, desc + "<mass value> is negative: " + util::format_number(in.mass));
   Matrix3 I;
   I << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
   try {
     multibody::validate_inertia(in.mass, I, desc + "<inertia>");
   } catch (const std::invalid_argument& e) {
-    std::string values = "ixx=" + fmt(in.ixx) + " ixy=" + fmt(in.ixy) + " ixz=" + fmt(in.ixz) +
-                         " iyy=" + fmt(in.iyy) + " iyz=" + fmt(in.iyz) + " izz=" + fmt(in.izz);
+    std::string values = "ixx=" + util::format_number(in.ixx) + " ixy=" + util::format_number(in.ixy) + " ixz=" + util::format_number(in.ixz) +
+                         " iyy=" + util::format_number(in.iyy) + " iyz=" + util::format_number(in.iyz) + " izz=" + util::format_number(in.izz);
     ctx.fail(row, std::string(e.what()) + " [" + values + "]");
   }
   const Transform X_LI = to_transform(in.origin);  // inertial frame in the link frame
@@ -532,31 +527,31 @@ JointSpec joint_spec(const urdf::Joint& j, const JointDecl& decl, const ErrorCon
     spec.axis = to_vector(j.axis);
     if (!spec.axis.allFinite()) ctx.fail(row, desc + ": <axis xyz> is not finite");
     if (spec.axis.norm() < 1e-12)
-      ctx.fail(row, desc + ": <axis xyz> is the zero vector (" + fmt(spec.axis.x()) + " " + fmt(spec.axis.y()) +
-                        " " + fmt(spec.axis.z()) + ")");
+      ctx.fail(row, desc + ": <axis xyz> is the zero vector (" + util::format_number(spec.axis.x()) + " " + util::format_number(spec.axis.y()) +
+                        " " + util::format_number(spec.axis.z()) + ")");
   }
   if (one_dof && decl.has_limit && j.limits) {
     const urdf::JointLimits& L = *j.limits;
     for (const auto& [value, attr] : {std::pair{L.lower, "lower"}, std::pair{L.upper, "upper"},
                                       std::pair{L.effort, "effort"}, std::pair{L.velocity, "velocity"}})
-      if (!std::isfinite(value)) ctx.fail(row, desc + ": <limit " + attr + "> is not finite: " + fmt(value));
-    if (L.effort < 0.0) ctx.fail(row, desc + ": <limit effort> is negative: " + fmt(L.effort));
-    if (L.velocity < 0.0) ctx.fail(row, desc + ": <limit velocity> is negative: " + fmt(L.velocity));
+      if (!std::isfinite(value)) ctx.fail(row, desc + ": <limit " + attr + "> is not finite: " + util::format_number(value));
+    if (L.effort < 0.0) ctx.fail(row, desc + ": <limit effort> is negative: " + util::format_number(L.effort));
+    if (L.velocity < 0.0) ctx.fail(row, desc + ": <limit velocity> is negative: " + util::format_number(L.velocity));
     spec.limits.effort = L.effort;
     spec.limits.velocity = L.velocity;
     if (j.type != urdf::Joint::CONTINUOUS) {
       if (L.lower > L.upper)
-        ctx.fail(row, desc + ": <limit lower> " + fmt(L.lower) + " is greater than <limit upper> " + fmt(L.upper));
+        ctx.fail(row, desc + ": <limit lower> " + util::format_number(L.lower) + " is greater than <limit upper> " + util::format_number(L.upper));
       spec.limits.lower = L.lower;
       spec.limits.upper = L.upper;
     }
   }
   if (j.dynamics) {
     const double d = j.dynamics->damping, f = j.dynamics->friction;
-    if (!std::isfinite(d)) ctx.fail(row, desc + ": <dynamics damping> is not finite: " + fmt(d));
-    if (!std::isfinite(f)) ctx.fail(row, desc + ": <dynamics friction> is not finite: " + fmt(f));
-    if (d < 0.0) ctx.fail(row, desc + ": <dynamics damping> is negative: " + fmt(d));
-    if (f < 0.0) ctx.fail(row, desc + ": <dynamics friction> is negative: " + fmt(f));
+    if (!std::isfinite(d)) ctx.fail(row, desc + ": <dynamics damping> is not finite: " + util::format_number(d));
+    if (!std::isfinite(f)) ctx.fail(row, desc + ": <dynamics friction> is not finite: " + util::format_number(f));
+    if (d < 0.0) ctx.fail(row, desc + ": <dynamics damping> is negative: " + util::format_number(d));
+    if (f < 0.0) ctx.fail(row, desc + ": <dynamics friction> is negative: " + util::format_number(f));
     if (one_dof) {
       spec.damping = d;
       spec.friction = f;
@@ -583,7 +578,7 @@ void record_geometry(const urdf::Link& link, const std::string& frame, int row, 
         const auto& g = static_cast<const urdf::Sphere&>(*c->geometry);
         uc.type = UrdfCollision::Type::kSphere;
         uc.radius = g.radius;
-        if (!(g.radius >= 0.0)) ctx.fail(row, desc + ": <collision><sphere radius> is negative: " + fmt(g.radius));
+        if (!(g.radius >= 0.0)) ctx.fail(row, desc + ": <collision><sphere radius> is negative: " + util::format_number(g.radius));
         break;
       }
       case urdf::Geometry::BOX: {
@@ -591,8 +586,8 @@ void record_geometry(const urdf::Link& link, const std::string& frame, int row, 
         uc.type = UrdfCollision::Type::kBox;
         uc.size = to_vector(g.dim);
         if (!(uc.size.minCoeff() >= 0.0))
-          ctx.fail(row, desc + ": <collision><box size> has a negative edge: " + fmt(g.dim.x) + " " + fmt(g.dim.y) +
-                            " " + fmt(g.dim.z));
+          ctx.fail(row, desc + ": <collision><box size> has a negative edge: " + util::format_number(g.dim.x) + " " + util::format_number(g.dim.y) +
+                            " " + util::format_number(g.dim.z));
         break;
       }
       case urdf::Geometry::CYLINDER: {
@@ -601,9 +596,9 @@ void record_geometry(const urdf::Link& link, const std::string& frame, int row, 
         uc.radius = g.radius;
         uc.length = g.length;
         if (!(g.radius >= 0.0))
-          ctx.fail(row, desc + ": <collision><cylinder radius> is negative: " + fmt(g.radius));
+          ctx.fail(row, desc + ": <collision><cylinder radius> is negative: " + util::format_number(g.radius));
         if (!(g.length >= 0.0))
-          ctx.fail(row, desc + ": <collision><cylinder length> is negative: " + fmt(g.length));
+          ctx.fail(row, desc + ": <collision><cylinder length> is negative: " + util::format_number(g.length));
         break;
       }
       case urdf::Geometry::MESH: {

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include <Eigen/Eigenvalues>
+#include "../util/format.h"
 
 namespace coulomb::multibody {
 
@@ -13,12 +14,6 @@ namespace {
 
 bool finite(const math::Transform& X) { return X.R.allFinite() && X.p.allFinite(); }
 
-std::string fmt(double x) {
-  std::ostringstream os;
-  os.precision(10);
-  os << x;
-  return os.str();
-}
 
 }  // namespace
 
@@ -60,7 +55,7 @@ void Model::check_configuration(const Eigen::Ref<const Eigen::VectorXd>& q) cons
   for (int i = 0; i < nq_; ++i)
     if (!std::isfinite(q[i]))
       throw std::invalid_argument("configuration q[" + std::to_string(i) + "] (" + position_names_[i] +
-                                  ") is not finite: " + fmt(q[i]));
+                                  ") is not finite: " + util::format_number(q[i]));
   for (const Body& b : bodies_)
     if (b.joint.type == JointType::kFloating && q.segment<4>(b.joint.q_index + 3).norm() < 1e-12)
       throw std::invalid_argument("configuration of floating joint '" + b.joint.name +
@@ -74,12 +69,12 @@ void Model::check_velocity(const Eigen::Ref<const Eigen::VectorXd>& v, const cha
   for (int i = 0; i < nv_; ++i)
     if (!std::isfinite(v[i]))
       throw std::invalid_argument(std::string(what) + "[" + std::to_string(i) + "] (" + dof_names_[i] +
-                                  ") is not finite: " + fmt(v[i]));
+                                  ") is not finite: " + util::format_number(v[i]));
 }
 
 void validate_inertia(double mass, const math::Matrix3& I, const std::string& context) {
-  if (!std::isfinite(mass)) throw std::invalid_argument(context + ": mass is not finite: " + fmt(mass));
-  if (mass < 0.0) throw std::invalid_argument(context + ": negative mass " + fmt(mass) + " kg");
+  if (!std::isfinite(mass)) throw std::invalid_argument(context + ": mass is not finite: " + util::format_number(mass));
+  if (mass < 0.0) throw std::invalid_argument(context + ": negative mass " + util::format_number(mass) + " kg");
   if (!I.allFinite()) throw std::invalid_argument(context + ": inertia has a non-finite entry");
   const double scale = std::max(1.0, I.cwiseAbs().maxCoeff());
   if ((I - I.transpose()).cwiseAbs().maxCoeff() > 1e-12 * scale)
@@ -88,11 +83,11 @@ void validate_inertia(double mass, const math::Matrix3& I, const std::string& co
   const math::Vector3 d = es.eigenvalues();  // ascending
   const double tol = 1e-9 * std::max(d.cwiseAbs().maxCoeff(), 1e-300);
   if (d[0] < -tol)
-    throw std::invalid_argument(context + ": inertia is not positive semidefinite (principal moment " + fmt(d[0]) +
+    throw std::invalid_argument(context + ": inertia is not positive semidefinite (principal moment " + util::format_number(d[0]) +
                                 " kg·m²)");
   if (d[0] + d[1] < d[2] - tol)
-    throw std::invalid_argument(context + ": principal moments (" + fmt(d[0]) + ", " + fmt(d[1]) + ", " +
-                                fmt(d[2]) + ") kg·m² violate the triangle inequality I1 + I2 >= I3");
+    throw std::invalid_argument(context + ": principal moments (" + util::format_number(d[0]) + ", " + util::format_number(d[1]) + ", " +
+                                util::format_number(d[2]) + ") kg·m² violate the triangle inequality I1 + I2 >= I3");
 }
 
 ModelBuilder::ModelBuilder(std::string model_name) {
@@ -131,12 +126,12 @@ int ModelBuilder::add_link(const std::string& name, const std::string& parent, c
     throw std::invalid_argument(ctx + ": duplicate joint name '" + spec.name + "'");
   if (!finite(spec.X_PJ)) throw std::invalid_argument(ctx + ": joint origin is not finite");
   if (!std::isfinite(inertia.mass) || inertia.mass < 0.0 || !inertia.h.allFinite() || !inertia.I_o.allFinite())
-    throw std::invalid_argument(ctx + ": invalid inertia (mass " + fmt(inertia.mass) + ")");
+    throw std::invalid_argument(ctx + ": invalid inertia (mass " + util::format_number(inertia.mass) + ")");
   if (spec.limits.lower > spec.limits.upper)
-    throw std::invalid_argument(ctx + ": joint limits lower " + fmt(spec.limits.lower) + " > upper " +
-                                fmt(spec.limits.upper));
+    throw std::invalid_argument(ctx + ": joint limits lower " + util::format_number(spec.limits.lower) + " > upper " +
+                                util::format_number(spec.limits.upper));
   if (!(spec.damping >= 0.0) || !std::isfinite(spec.damping))
-    throw std::invalid_argument(ctx + ": damping must be finite and >= 0, got " + fmt(spec.damping));
+    throw std::invalid_argument(ctx + ": damping must be finite and >= 0, got " + util::format_number(spec.damping));
 
   const Frame parent_frame = model_.frames_[pit->second];
   const math::Transform X_BparentJ = parent_frame.X_BF * spec.X_PJ;  // joint frame in the parent BODY frame

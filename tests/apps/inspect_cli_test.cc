@@ -13,55 +13,21 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "cli_runner.h"
 #include <nlohmann/json.hpp>
 
 namespace {
 
 namespace fs = std::filesystem;
 
-#ifdef COULOMB_CLI_PATH
-const std::string kCli = COULOMB_CLI_PATH;
-#else
-const std::string kCli;
-#endif
+using coulomb::testing::kCli;
+using coulomb::testing::RunResult;
+using coulomb::testing::run_cli;
+using coulomb::testing::shell_quote;
 const std::string kScenes = std::string(COULOMB_SOURCE_DIR) + "/examples/scenes/";
 const std::string kBadScenes = std::string(COULOMB_TEST_DATA_DIR) + "/bad_scenes/";
 
-struct RunResult {
-  int status = -1;  ///< exit status (−1 if the process did not exit normally)
-  std::string out;
-  std::string err;
-};
-
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-/// Runs the CLI with `args` (each passed as one shell word).
-RunResult run_cli(const std::vector<std::string>& args) {
-  static int counter = 0;
-  const fs::path err_file = fs::temp_directory_path() /
-                            ("coulomb_inspect_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-  std::string command = shell_quote(kCli);
-  for (const std::string& a : args) command += " " + shell_quote(a);
-  command += " 2>" + shell_quote(err_file.string());
-  RunResult r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buffer;
-  size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
-  const int status = ::pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err_file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  r.err = ss.str();
-  fs::remove(err_file);
-  return r;
-}
 
 bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 

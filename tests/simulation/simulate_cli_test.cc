@@ -15,23 +15,17 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "cli_runner.h"
 #include <nlohmann/json.hpp>
 
 namespace {
 
 namespace fs = std::filesystem;
 
-#ifdef COULOMB_CLI_PATH
-const std::string kCli = COULOMB_CLI_PATH;
-#else
-const std::string kCli;
-#endif
+using coulomb::testing::kCli;
+using coulomb::testing::shell_quote;
 
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 std::vector<fs::path> example_scenes() {
   std::vector<fs::path> scenes;

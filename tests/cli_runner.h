@@ -1,0 +1,61 @@
+// Runs the `coulomb` CLI from tests: the path comes from COULOMB_CLI_PATH (tests/CMakeLists.txt).
+#pragma once
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace coulomb::testing {
+
+#ifdef COULOMB_CLI_PATH
+inline const std::string kCli = COULOMB_CLI_PATH;
+#else
+inline const std::string kCli;
+#endif
+
+struct RunResult {
+  int status = -1;  ///< exit status (−1 if the process did not exit normally)
+  std::string out;  ///< standard output
+  std::string err;  ///< standard error
+};
+
+/// `s` as one single-quoted shell word.
+inline std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+/// Runs the CLI with `args` (each passed as one shell word), capturing both streams.
+inline RunResult run_cli(const std::vector<std::string>& args) {
+  namespace fs = std::filesystem;
+  static int counter = 0;
+  const fs::path err_file =
+      fs::temp_directory_path() / ("coulomb_cli_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  std::string command = shell_quote(kCli);
+  for (const std::string& a : args) command += " " + shell_quote(a);
+  command += " 2>" + shell_quote(err_file.string());
+  RunResult r;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return r;
+  std::array<char, 4096> buffer;
+  size_t n = 0;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
+  const int status = ::pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err_file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.err = ss.str();
+  fs::remove(err_file);
+  return r;
+}
+
+}  // namespace coulomb::testing
