@@ -61,13 +61,13 @@ void TrajectoryWriter::write(double t, const Eigen::VectorXd& q, const Eigen::Ve
 
 StepsWriter::StepsWriter(const std::string& path) : path_(path), out_(open_or_throw(path)) {
   out_ << "t,solver_iterations,line_search_iterations,contacts,momentum_error,max_penetration_m,energy_J,"
-          "wall_time_s,status\n";
+          "wall_time_s,status,mean_slip_m_per_s\n";
 }
 
 void StepsWriter::write(const simulation::StepStats& s) {
   out_ << s.time << ',' << s.solver_iterations << ',' << s.line_search_iterations << ',' << s.contacts << ','
        << s.momentum_error << ',' << s.max_penetration << ',' << s.energy << ',' << s.wall_time << ','
-       << solvers::sap::to_string(s.status) << '\n';
+       << solvers::sap::to_string(s.status) << ',' << s.mean_slip << '\n';
   if (!out_) throw std::runtime_error(path_ + ": write failed");
 }
 

@@ -234,10 +234,19 @@ const StepStats& Simulator::step() {
     stats_.line_search_iterations = r.line_search_iterations;
     stats_.momentum_error = r.momentum_error;
     v = r.v;
+    double slip_sum = 0.0;
+    int loaded = 0;
     for (int i = 0; i < contacts_.size(); ++i) {
       const int ci = first_constraint_of_contact[i];
-      if (ci >= 0) contact_impulses_.segment<3>(3 * i) = r.gamma.segment<3>(problem.row_start(ci));
+      if (ci < 0) continue;
+      const int row = problem.row_start(ci);
+      contact_impulses_.segment<3>(3 * i) = r.gamma.segment<3>(row);
+      if (r.gamma[row + 2] > 0.0) {
+        slip_sum += r.vc.segment<2>(row).norm();
+        ++loaded;
+      }
     }
+    stats_.mean_slip = loaded > 0 ? slip_sum / loaded : 0.0;
   }
 
   // 3. Positions on the manifold: q = q₀ ⊕ δt v^{θ_vq}.

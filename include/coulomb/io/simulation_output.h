@@ -35,7 +35,7 @@ class TrajectoryWriter {
 };
 
 /// steps.csv: one row per step: t, solver_iterations, line_search_iterations, contacts,
-/// momentum_error, max_penetration_m, energy_J, wall_time_s, status.
+/// momentum_error, max_penetration_m, energy_J, wall_time_s, status, mean_slip_m_per_s.
 class StepsWriter {
  public:
   explicit StepsWriter(const std::string& path);

@@ -57,6 +57,9 @@ struct StepStats {
   int contacts = 0;                  ///< contact points at the start of the step
   double momentum_error = 0.0;       ///< SAP's e_m (Eq. 32)
   double max_penetration = 0.0;      ///< max(0, −min φ) over the step's contacts [m]
+  /// Mean tangential contact speed ‖v_t‖ over the contacts that carry load (γ_n > 0) at the end of
+  /// the step [m/s]: the slip of regularized friction (Castro et al. §VI-C2); 0 without loaded contacts.
+  double mean_slip = 0.0;
   double energy = 0.0;               ///< kinetic + gravitational + spring energy at the end [J]
   double wall_time = 0.0;            ///< [s]
   solvers::sap::SapSolverStatus status = solvers::sap::SapSolverStatus::kSuccess;
