@@ -1,8 +1,8 @@
 # coulomb — convenience targets. Everything goes through CMake + Ninja in ./build.
-#   make deps    install the Debian packages (scripts/install-deps.sh; quiet if present)
+#   make deps    install the Debian and npm packages (scripts/install-deps.sh; quiet if present)
 #   make build   configure (Release) and build everything
 #   make demo    deps + build + simulate the embedded default scene (coulomb simulate)
-#   make test    deps + build + every ctest test (unit, oracle, install)
+#   make test    deps + build + every ctest test (unit, oracle, install, browser)
 #   make bench   deps + build + run the benchmarks (console)
 #   make bench-report  rerun the benchmarks and rewrite docs/benchmarks.md
 #   make clean   remove ./build

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs every Debian package coulomb needs to build, test and benchmark.
+# Installs every Debian package coulomb needs to build, test and benchmark, then the npm packages
+# of the replay/report viewer (tools/viewer: three, uplot, esbuild, playwright-core) with `npm ci`.
 # Idempotent: does nothing (and prints nothing) when everything is already installed;
 # runs `apt-get update` only when something is missing. Uses sudo only when not root.
 set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 PACKAGES=(
   # toolchain
@@ -12,7 +14,13 @@ PACKAGES=(
   libfcl-dev libccd-dev libsuitesparse-dev
   # tests, oracles and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libmujoco-dev libqhull-dev coinor-libipopt-dev
+  # replay.html (zlib-compressed frame data) and the browser tests (headless Chromium)
+  zlib1g-dev chromium chromium-driver
 )
+# Node.js bundles the viewer at build time and runs the browser tests. A machine that already has
+# node and npm (Debian's or NodeSource's nodejs) keeps them.
+command -v node >/dev/null 2>&1 || PACKAGES+=(nodejs)
+command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
@@ -22,16 +30,22 @@ for pkg in "${PACKAGES[@]}"; do
   fi
 done
 
-if [[ ${#missing[@]} -eq 0 ]]; then
-  exit 0
+if [[ ${#missing[@]} -gt 0 ]]; then
+  SUDO=()
+  if [[ $(id -u) -ne 0 ]]; then
+    SUDO=(sudo)
+  fi
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-SUDO=()
-if [[ $(id -u) -ne 0 ]]; then
-  SUDO=(sudo)
+# npm packages of the viewer, exactly as package-lock.json pins them; again when the lock file or
+# package.json is newer than the installed tree (npm writes node_modules/.package-lock.json).
+viewer=tools/viewer
+installed=$viewer/node_modules/.package-lock.json
+if [[ ! -f $installed || $viewer/package-lock.json -nt $installed || $viewer/package.json -nt $installed ]]; then
+  echo "install-deps: npm ci in $viewer (three, uplot, esbuild, playwright-core)"
+  (cd "$viewer" && npm ci --no-audit --no-fund --loglevel=error)
 fi
-
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
-"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -29,8 +29,11 @@ Command add_dynamics_command(CLI::App& app);
 Command add_inspect_command(CLI::App& app);
 
 /// `coulomb simulate [SCENE.yaml] [-o DIR] ...`: SAP forward simulation; writes
-/// trajectory.csv, steps.csv and stats.json.
+/// trajectory.csv, steps.csv and stats.json, and unless --no-html replay.html and report.html.
 Command add_simulate_command(CLI::App& app);
+
+/// `coulomb report DIR`: regenerates DIR/report.html from DIR/steps.csv and DIR/stats.json.
+Command add_report_command(CLI::App& app);
 
 /// Parses a comma-separated list of numbers ("0.1, -2e-3,3"), as given to option `option`
 /// (named in error messages). Throws std::invalid_argument naming the option, the position

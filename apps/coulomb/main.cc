@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   commands.push_back(coulomb::cli::add_dynamics_command(app));
   commands.push_back(coulomb::cli::add_inspect_command(app));
   commands.push_back(coulomb::cli::add_simulate_command(app));
+  commands.push_back(coulomb::cli::add_report_command(app));
 
   try {
     app.parse(argc, argv);

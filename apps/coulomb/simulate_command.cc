@@ -1,7 +1,8 @@
 // `coulomb simulate [SCENE.yaml] [-o DIR] [--duration S] [--time-step S] [--solver sap|lstable]
 //  [--integrator implicit-euler|symplectic-euler|midpoint] [--no-html] [--quiet]`
 // (contract: ../shared/design/ARCHITECTURE.md). Runs the scene forward with SAP and writes
-// trajectory.csv, steps.csv and stats.json into DIR.
+// trajectory.csv, steps.csv and stats.json into DIR, and (unless --no-html) the 3-D replay
+// replay.html and the plots report.html.
 #include <unistd.h>
 
 #include <chrono>
@@ -13,6 +14,8 @@
 #include <optional>
 #include <string>
 
+#include "coulomb/io/replay_writer.h"
+#include "coulomb/io/report_writer.h"
 #include "coulomb/io/scene_loader.h"
 #include "coulomb/io/simulation_output.h"
 #include "coulomb/simulation/simulator.h"
@@ -65,6 +68,15 @@ void print_progress(double t, double duration, double wall, double mean_iteratio
   std::fflush(stderr);
 }
 
+std::string human_size(std::size_t bytes) {
+  char text[32];
+  if (bytes >= 1000 * 1000)
+    std::snprintf(text, sizeof text, "%.1f MB", bytes / 1e6);
+  else
+    std::snprintf(text, sizeof text, "%.0f kB", bytes / 1e3);
+  return text;
+}
+
 int run_simulate(const SimulateOptions& o) {
   io::Scene scene = o.scene.empty() ? load_embedded_scene() : io::load_scene(o.scene);
   const std::string scene_name = o.scene.empty() ? "<embedded default scene>" : o.scene;
@@ -89,11 +101,19 @@ int run_simulate(const SimulateOptions& o) {
   const std::string dir = fs::path(o.output).string();
   simulation::Simulator sim(std::move(scene), params);
   io::TrajectoryWriter trajectory(dir + "/trajectory.csv", sim.model());
-  io::StepsWriter steps(dir + "/steps.csv");
+  std::optional<io::StepsWriter> steps(std::in_place, dir + "/steps.csv");  // closed before the report reads it
   io::RunStatistics stats;
   stats.energy_initial = sim.energy(sim.q(), sim.v());
   stats.energy_final = stats.energy_initial;
   trajectory.write(0.0, sim.q(), sim.v());
+  std::optional<io::ReplayRecorder> replay;
+  if (!o.no_html) {
+    io::ReplayOptions replay_options;
+    replay_options.title = scene_name;
+    replay_options.time_step = params.time_step;
+    replay.emplace(sim.model(), sim.scene().geometries, replay_options);
+    replay->record(0.0, sim.q(), contact::ContactSet{}, Eigen::VectorXd(), true);
+  }
 
   const bool progress = !o.quiet && ::isatty(STDERR_FILENO);
   const int num_steps = static_cast<int>(std::ceil(duration / params.time_step - 1e-9));
@@ -101,8 +121,9 @@ int run_simulate(const SimulateOptions& o) {
   for (int k = 0; k < num_steps; ++k) {
     const simulation::StepStats& s = sim.step();
     stats.add(s);
-    steps.write(s);
+    steps->write(s);
     trajectory.write(s.time, sim.q(), sim.v());
+    if (replay) replay->record(s.time, sim.q(), sim.contacts(), sim.contact_impulses(), k + 1 == num_steps);
     if (progress && std::chrono::steady_clock::now() - last_print > std::chrono::milliseconds(100)) {
       print_progress(s.time, duration, stats.wall_time, stats.iterations_sum / stats.steps, false);
       last_print = std::chrono::steady_clock::now();
@@ -111,6 +132,12 @@ int run_simulate(const SimulateOptions& o) {
   if (progress) print_progress(stats.sim_time, duration, stats.wall_time, stats.iterations_sum / std::max(1, stats.steps), true);
   write_stats_json(dir + "/stats.json", stats, solver, simulation::to_string(params.integrator), params.time_step,
                    scene_name, sim.model().nv());
+  steps.reset();
+  std::size_t replay_bytes = 0, report_bytes = 0;
+  if (replay) {
+    replay_bytes = replay->write(dir + "/replay.html");
+    report_bytes = io::write_report(dir);
+  }
   if (!o.quiet) {
     std::cout << "simulated " << stats.sim_time << " s of " << scene_name << " (" << sim.model().nv() << " dofs) in "
               << stats.steps << " steps of " << params.time_step << " s, " << stats.wall_time << " s wall time (real-time factor "
@@ -120,6 +147,10 @@ int run_simulate(const SimulateOptions& o) {
               << ", max " << stats.contacts_max << "; max penetration " << stats.max_penetration << " m; failures "
               << stats.failures << "\n"
               << "wrote " << dir << "/trajectory.csv, " << dir << "/steps.csv, " << dir << "/stats.json\n";
+    if (replay)
+      std::cout << "wrote " << dir << "/replay.html (" << human_size(replay_bytes) << ", " << replay->num_frames()
+                << " frames; open it in a browser) and " << dir << "/report.html (" << human_size(report_bytes)
+                << ")\n";
   }
   return stats.failures == 0 ? 0 : 3;
 }
@@ -142,8 +173,12 @@ Command add_simulate_command(CLI::App& app) {
       "                  max penetration (m), energy (J), wall time (s), solver status\n"
       "  stats.json      summary: steps, times, real-time factor, iterations, momentum error,\n"
       "                  contacts, max penetration, failures, initial and final energy\n"
-      "replay.html (3-D replay) is not written yet: it arrives with the replay-viewer work;\n"
-      "--no-html is accepted for forward compatibility.\n"
+      "  replay.html     3-D replay, one self-contained file that opens offline in a browser:\n"
+      "                  every body with its collision shapes, play/pause, time slider, speed\n"
+      "                  0.25x-4x, orbit/pan/zoom, contact points and impulse arrows; at most\n"
+      "                  60 frames per simulated second, positions stored to 0.1 mm\n"
+      "  report.html     stats.json summary and plots of the steps.csv series over time\n"
+      "                  (regenerate with `coulomb report DIR`)\n"
       "Exit status: 0 success, 1 error, 2 usage error, 3 some SAP solves did not converge\n"
       "(counted as failures in stats.json; the run still completes).");
   sub->add_option("scene", options->scene, "Scene file (YAML, see docs/scene-format.md); default: the embedded scene")
@@ -156,7 +191,7 @@ Command add_simulate_command(CLI::App& app) {
                   "implicit-euler | symplectic-euler | midpoint (default: the scene's integrator)");
   sub->add_option("--rel-tolerance", options->rel_tolerance,
                   "SAP relative stopping tolerance eps_r on the momentum residual (default 1e-6)");
-  sub->add_flag("--no-html", options->no_html, "Do not write replay.html (it is not written yet in any case)");
+  sub->add_flag("--no-html", options->no_html, "Do not write replay.html and report.html");
   sub->add_flag("-q,--quiet", options->quiet, "No progress bar and no summary (the progress bar is also off when stderr is not a terminal)");
   return Command{sub, [options] { return run_simulate(*options); }};
 }
