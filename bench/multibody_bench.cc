@@ -89,11 +89,12 @@ struct Setup {
         const int qa = m->jnt_qposadr[free_joint], va = m->jnt_dofadr[free_joint];
         for (int k = 0; k < 7; ++k) q[joint.q_index + k] = qpos[qa + k] = pose[k];
         const Eigen::Matrix3d R = quat.toRotationMatrix();
-        const Eigen::Vector3d w_B = v.segment<3>(joint.v_index), v_B = v.segment<3>(joint.v_index + 3);
-        qvel.segment<3>(va) = R * v_B;
-        qvel.segment<3>(va + 3) = w_B;
-        qacc.segment<3>(va) = R * (a.segment<3>(joint.v_index + 3) + w_B.cross(v_B));
-        qacc.segment<3>(va + 3) = a.segment<3>(joint.v_index);
+        // coulomb's floating v = [ω_W; ṗ_W] (world frame, joint.h): ω_B = Rᵀ ω_W, and the
+        // accelerations map the same way (d/dt(Rᵀ ω_W) = Rᵀ ω̇_W).
+        qvel.segment<3>(va) = v.segment<3>(joint.v_index + 3);
+        qvel.segment<3>(va + 3) = R.transpose() * v.segment<3>(joint.v_index);
+        qacc.segment<3>(va) = a.segment<3>(joint.v_index + 3);
+        qacc.segment<3>(va + 3) = R.transpose() * a.segment<3>(joint.v_index);
         continue;
       }
       if (joint.nv != 1) continue;
