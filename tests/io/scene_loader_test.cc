@@ -21,6 +21,8 @@
 
 #include <gtest/gtest.h>
 
+#include "io/io_test_util.h"
+
 #include "coulomb/io/urdf_loader.h"
 #include "coulomb/multibody.h"
 
@@ -38,32 +40,12 @@ const std::string kModelsDir = kSource + "/examples/models/";
 const std::string kQuadruped = kModelsDir + "coulomb_quadruped.urdf";
 const std::string kA1 = std::string(COULOMB_SHARED_DIR) + "/models/a1.urdf";
 constexpr double kInf = std::numeric_limits<double>::infinity();
+using coulomb::testing::read_text;
+using coulomb::testing::rpy_by_hand;
+const auto& urdf_mass_from_text = coulomb::testing::mass_sum_from_text;
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
-/// Sum of every <mass value="..."> in a URDF file (comments removed), independent of the loader.
-double urdf_mass_from_text(const std::string& path) {
-  const std::string text = std::regex_replace(read_text(path), std::regex("<!--[\\s\\S]*?-->"), "");
-  const std::regex re("<mass\\s+value\\s*=\\s*\"([^\"]+)\"");
-  double sum = 0.0;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
-    sum += std::stod((*it)[1].str());
-  return sum;
-}
 
-/// R = Rz(yaw) Ry(pitch) Rx(roll), element by element.
-Matrix3 rpy_by_hand(double r, double p, double y) {
-  Matrix3 Rx, Ry, Rz;
-  Rx << 1, 0, 0, 0, std::cos(r), -std::sin(r), 0, std::sin(r), std::cos(r);
-  Ry << std::cos(p), 0, std::sin(p), 0, 1, 0, -std::sin(p), 0, std::cos(p);
-  Rz << std::cos(y), -std::sin(y), 0, std::sin(y), std::cos(y), 0, 0, 0, 1;
-  return Rz * Ry * Rx;
-}
 
 const geometry::Geometry& geometry_named(const Scene& scene, const std::string& name) {
   for (const geometry::Geometry& g : scene.geometries)

@@ -18,6 +18,8 @@
 
 #include <gtest/gtest.h>
 
+#include "io/io_test_util.h"
+
 namespace coulomb::io {
 namespace {
 
@@ -28,28 +30,13 @@ using multibody::JointType;
 
 const std::string kModels = std::string(COULOMB_SHARED_DIR) + "/models/";
 constexpr double kInf = std::numeric_limits<double>::infinity();
+using coulomb::testing::mass_sum_from_text;
+using coulomb::testing::read_text;
+using coulomb::testing::rpy_by_hand;
+using coulomb::testing::text_without_comments;
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
-/// The file text without XML comments.
-std::string text_without_comments(const std::string& path) {
-  return std::regex_replace(read_text(path), std::regex("<!--[\\s\\S]*?-->"), "");
-}
 
-/// Sum of every <mass value="..."> in the file.
-double mass_sum_from_text(const std::string& path) {
-  const std::string text = text_without_comments(path);
-  const std::regex re("<mass\\s+value\\s*=\\s*\"([^\"]+)\"");
-  double sum = 0.0;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
-    sum += std::stod((*it)[1].str());
-  return sum;
-}
 
 int count_in_text(const std::string& path, const std::string& pattern) {
   const std::string text = text_without_comments(path);
@@ -67,14 +54,6 @@ std::vector<std::string> moving_joints_from_text(const std::string& path) {
   return names;
 }
 
-/// R = Rz(yaw) Ry(pitch) Rx(roll), written out element by element (independent of the library).
-Matrix3 rpy_by_hand(double r, double p, double y) {
-  Matrix3 Rx, Ry, Rz;
-  Rx << 1, 0, 0, 0, std::cos(r), -std::sin(r), 0, std::sin(r), std::cos(r);
-  Ry << std::cos(p), 0, std::sin(p), 0, 1, 0, -std::sin(p), 0, std::cos(p);
-  Rz << std::cos(y), -std::sin(y), 0, std::sin(y), std::cos(y), 0, 0, 0, 1;
-  return Rz * Ry * Rx;
-}
 
 int body_of_joint(const multibody::Model& model, const std::string& joint) {
   const int b = model.joint_body(joint);
@@ -494,11 +473,11 @@ TEST(UrdfLoaderTest, ParserPrintsNothing) {
   const std::string bad = one_link_urdf(
       R"(<joint name="j" type="continuous"><parent link="base"/><child link="body"/></joint>)",
       R"(<inertial><mass value="1"/></inertial>)");  // urdfdom: no <inertia> element
-  testing::internal::CaptureStderr();
-  testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStdout();
   EXPECT_THROW(parse_urdf(bad, {}, "quiet.urdf"), UrdfError);
-  const std::string err = testing::internal::GetCapturedStderr();
-  const std::string out = testing::internal::GetCapturedStdout();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  const std::string out = ::testing::internal::GetCapturedStdout();
   EXPECT_EQ(err, "");
   EXPECT_EQ(out, "");
 }
