@@ -1,5 +1,6 @@
 #include "coulomb/solvers/sap/sap_line_search.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -18,6 +19,9 @@ SapLineSearchFunction::SapLineSearchFunction(const SapProblem& problem, const Ei
   r0_ = dp.dot(dv_minus);
   dv_dp_ = dv.dot(dp);
   G_.resize(3, 3);
+  int max_rows = 1;
+  for (int i = 0; i < problem.num_constraints(); ++i) max_rows = std::max(max_rows, problem.constraint(i).num_rows());
+  Gd_.resize(max_rows);
 }
 
 double SapLineSearchFunction::cost(double alpha) const {
@@ -42,7 +46,8 @@ double SapLineSearchFunction::derivative(double alpha, double* second) const {
       Eigen::Ref<Eigen::MatrixXd> G_ref(G_);
       c.calc(vc_alpha_.segment(r, n), gamma_.segment(r, n), &G_ref);
       const auto d = dvc_.segment(r, n);
-      d2 += d.dot(G_ * d);
+      Gd_.head(n).noalias() = G_ * d;  // preallocated: no temporary per constraint
+      d2 += d.dot(Gd_.head(n));
     } else {
       c.calc(vc_alpha_.segment(r, n), gamma_.segment(r, n), nullptr);
     }

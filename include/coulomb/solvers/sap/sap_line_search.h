@@ -31,7 +31,7 @@ class SapLineSearchFunction {
   const SapProblem& problem_;
   Eigen::VectorXd vc_, dvc_;
   double cost_A0_ = 0.0, r0_ = 0.0, dv_dp_ = 0.0;
-  mutable Eigen::VectorXd gamma_, vc_alpha_;
+  mutable Eigen::VectorXd gamma_, vc_alpha_, Gd_;
   mutable Eigen::MatrixXd G_;
 };
 
