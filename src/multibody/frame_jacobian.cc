@@ -6,36 +6,45 @@ namespace {
 
 // Jacobian with rows [ω; v_Q] in world coordinates (kLocalWorldAligned), optionally mapped to
 // kWorld (velocity of the point at W's origin) or rotated by R_WLᵀ into a local frame L.
-void point_jacobian_impl(const Model& model, const Workspace& ws, int body, const math::Vector3& p_BQ,
-                         ReferenceFrame rf, const math::Matrix3& R_WL, Eigen::Ref<Eigen::MatrixXd> J) {
-  J.setZero();
+// Calls f(column, ω, v_Q) for every velocity coordinate on the path from `body` to its root:
+// the angular velocity of the body and the velocity of its point at p_WQ per unit rate of that
+// coordinate, world coordinates (ω = R_WK s_ω, v_Q = R_WK s_v + ω × (p_WQ − p_WK)).
+template <class F>
+void for_each_point_jacobian_column(const Model& model, const Workspace& ws, int body, const math::Vector3& p_WQ,
+                                    F&& f) {
   const auto& bodies = model.bodies();
-  const math::Vector3 p_WQ = ws.X_WB[body].act(p_BQ);
   for (int k = body; k > 0; k = bodies[k].parent) {
     const Joint& joint = bodies[k].joint;
     const math::Transform& X_WK = ws.X_WB[k];
     for (int c = 0; c < joint.nv; ++c) {
       const math::SpatialMotion s = joint_subspace_column(joint, ws.X_PB[k], c);
       const math::Vector3 w = X_WK.R * s.w;
-      // Velocity of Q due to this joint: v_Ko + ω × (p_WQ − p_WKo).
-      math::Vector3 v = X_WK.R * s.v + w.cross(p_WQ - X_WK.p);
-      auto col = J.col(joint.v_index + c);
-      switch (rf) {
-        case ReferenceFrame::kLocalWorldAligned:
-          col.head<3>() = w;
-          col.tail<3>() = v;
-          break;
-        case ReferenceFrame::kWorld:
-          col.head<3>() = w;
-          col.tail<3>() = v + p_WQ.cross(w);  // velocity of the point at the world origin
-          break;
-        case ReferenceFrame::kLocal:
-          col.head<3>() = R_WL.transpose() * w;
-          col.tail<3>() = R_WL.transpose() * v;
-          break;
-      }
+      f(joint.v_index + c, w, math::Vector3(X_WK.R * s.v + w.cross(p_WQ - X_WK.p)));
     }
   }
+}
+
+void point_jacobian_impl(const Model& model, const Workspace& ws, int body, const math::Vector3& p_BQ,
+                         ReferenceFrame rf, const math::Matrix3& R_WL, Eigen::Ref<Eigen::MatrixXd> J) {
+  J.setZero();
+  const math::Vector3 p_WQ = ws.X_WB[body].act(p_BQ);
+  for_each_point_jacobian_column(model, ws, body, p_WQ, [&](int index, const math::Vector3& w, const math::Vector3& v) {
+    auto col = J.col(index);
+    switch (rf) {
+      case ReferenceFrame::kLocalWorldAligned:
+        col.head<3>() = w;
+        col.tail<3>() = v;
+        break;
+      case ReferenceFrame::kWorld:
+        col.head<3>() = w;
+        col.tail<3>() = v + p_WQ.cross(w);  // velocity of the point at the world origin
+        break;
+      case ReferenceFrame::kLocal:
+        col.head<3>() = R_WL.transpose() * w;
+        col.tail<3>() = R_WL.transpose() * v;
+        break;
+    }
+  });
 }
 
 // Spatial acceleration of `body` in W, expressed in the body frame, when v̇ = 0 and gravity is
@@ -93,16 +102,9 @@ void frame_jacobian(const Model& model, const Workspace& ws, int frame, Referenc
 
 void accumulate_point_jacobian(const Model& model, const Workspace& ws, int body, const math::Vector3& p_WQ,
                                const math::Matrix3& R, Eigen::Ref<Eigen::MatrixXd> J, int column_offset) {
-  const auto& bodies = model.bodies();
-  for (int k = body; k > 0; k = bodies[k].parent) {
-    const Joint& joint = bodies[k].joint;
-    const math::Transform& X_WK = ws.X_WB[k];
-    for (int c = 0; c < joint.nv; ++c) {
-      const math::SpatialMotion s = joint_subspace_column(joint, ws.X_PB[k], c);
-      const math::Vector3 w = X_WK.R * s.w;
-      J.col(joint.v_index + c - column_offset) += R * (X_WK.R * s.v + w.cross(p_WQ - X_WK.p));
-    }
-  }
+  for_each_point_jacobian_column(model, ws, body, p_WQ, [&](int index, const math::Vector3&, const math::Vector3& v) {
+    J.col(index - column_offset) += R * v;
+  });
 }
 
 void point_jacobian(const Model& model, const Workspace& ws, int body, const math::Vector3& p_BQ,
