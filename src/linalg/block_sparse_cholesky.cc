@@ -1,6 +1,10 @@
 #include "coulomb/linalg/block_sparse_cholesky.h"
 
+#include <Eigen/Cholesky>
+
 #include <algorithm>
+#include <cmath>
+#include <cstddef>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -9,6 +13,33 @@ namespace coulomb::linalg {
 
 void BlockSparseCholesky::analyze(const std::vector<int>& block_sizes, const std::vector<std::pair<int, int>>& edges) {
   const int T = static_cast<int>(block_sizes.size());
+  // Same pattern as last time: keep everything. Edges are compared as a normalized set.
+  if (!sizes_.empty() && block_sizes == analyzed_sizes_) {
+    bool same = true;
+    size_t count = 0;
+    for (const auto& [s, t] : edges) {
+      const std::pair<int, int> e(std::min(s, t), std::max(s, t));
+      if (!std::binary_search(analyzed_edges_.begin(), analyzed_edges_.end(), e)) {
+        same = false;
+        break;
+      }
+      ++count;
+    }
+    // Every analyzed edge must be present too: count distinct input edges.
+    if (same && count >= analyzed_edges_.size()) {
+      std::vector<char> seen(analyzed_edges_.size(), 0);
+      size_t distinct = 0;
+      for (const auto& [s, t] : edges) {
+        const std::pair<int, int> e(std::min(s, t), std::max(s, t));
+        const size_t i = std::lower_bound(analyzed_edges_.begin(), analyzed_edges_.end(), e) - analyzed_edges_.begin();
+        if (!seen[i]) {
+          seen[i] = 1;
+          ++distinct;
+        }
+      }
+      if (distinct == analyzed_edges_.size()) return;
+    }
+  }
   sizes_ = block_sizes;
   offsets_.assign(T, 0);
   n_ = 0;
@@ -61,7 +92,18 @@ void BlockSparseCholesky::analyze(const std::vector<int>& block_sizes, const std
     }
     std::sort(lower_[k].begin(), lower_[k].end(), [](const Lower& a, const Lower& b) { return a.position < b.position; });
   }
-  llt_.assign(T, Eigen::LLT<Eigen::MatrixXd>());
+  update_target_.clear();
+  for (int k = 0; k < T; ++k)
+    for (size_t a = 0; a < lower_[k].size(); ++a)
+      for (size_t b = 0; b < a; ++b) update_target_.push_back(block_index(lower_[k][a].position, lower_[k][b].position));
+  permuted_.resize(n_);
+  permuted_offset_.assign(T, 0);
+  for (int k = 1; k < T; ++k) permuted_offset_[k] = permuted_offset_[k - 1] + sizes_[order_[k - 1]];
+  analyzed_sizes_ = block_sizes;
+  analyzed_edges_.clear();
+  for (const auto& [s, t] : edges) analyzed_edges_.emplace_back(std::min(s, t), std::max(s, t));
+  std::sort(analyzed_edges_.begin(), analyzed_edges_.end());
+  analyzed_edges_.erase(std::unique(analyzed_edges_.begin(), analyzed_edges_.end()), analyzed_edges_.end());
 }
 
 int BlockSparseCholesky::block_index(int pos_row, int pos_col) const {
@@ -102,32 +144,134 @@ void BlockSparseCholesky::add_block(int s, int t, const Eigen::Ref<const Eigen::
   }
 }
 
+BlockSparseCholesky::BlockStorage BlockSparseCholesky::storage(int s, int t) {
+  BlockStorage out;
+  if (s == t) {
+    Eigen::MatrixXd& D = diag_[position_[s]];
+    out.data = D.data();
+    out.rows = out.cols = static_cast<int>(D.rows());
+    return out;
+  }
+  const int ps = position_[s], pt = position_[t];
+  const int b = ps > pt ? block_index(ps, pt) : block_index(pt, ps);
+  if (b < 0)
+    throw std::out_of_range("BlockSparseCholesky: (" + std::to_string(s) + ", " + std::to_string(t) + ") is not an edge");
+  Eigen::MatrixXd& B = off_[b];
+  out.data = B.data();
+  out.rows = static_cast<int>(B.rows());
+  out.cols = static_cast<int>(B.cols());
+  out.transposed = ps < pt;  // stored with the rows of the later-eliminated node
+  return out;
+}
+
+namespace {
+
+// In-place Cholesky of the lower triangle of the n × n column-major matrix a (leading dimension
+// n): a = L Lᵀ with L overwriting the lower triangle. Returns false if a pivot is not positive.
+bool small_cholesky_in_place(double* a, int n) {
+  for (int j = 0; j < n; ++j) {
+    double* cj = a + static_cast<ptrdiff_t>(j) * n;
+    double d = cj[j];
+    for (int k = 0; k < j; ++k) {
+      const double l = a[static_cast<ptrdiff_t>(k) * n + j];
+      d -= l * l;
+    }
+    if (!(d > 0.0)) return false;
+    d = std::sqrt(d);
+    cj[j] = d;
+    const double inv = 1.0 / d;
+    for (int i = j + 1; i < n; ++i) {
+      double x = cj[i];
+      for (int k = 0; k < j; ++k) {
+        const double* ck = a + static_cast<ptrdiff_t>(k) * n;
+        x -= ck[i] * ck[j];
+      }
+      cj[i] = x * inv;
+    }
+  }
+  return true;
+}
+
+// B (m × n, leading dimension m) ← B L^{-T} for the n × n lower-triangular L (leading
+// dimension n): column j of X is (B(:, j) − Σ_{k<j} X(:, k) L(j, k)) / L(j, j).
+void solve_right_lower_transpose(const double* L, int n, double* B, int m) {
+  for (int j = 0; j < n; ++j) {
+    double* xj = B + static_cast<ptrdiff_t>(j) * m;
+    for (int k = 0; k < j; ++k) {
+      const double l = L[static_cast<ptrdiff_t>(k) * n + j];
+      const double* xk = B + static_cast<ptrdiff_t>(k) * m;
+      for (int i = 0; i < m; ++i) xj[i] -= l * xk[i];
+    }
+    const double inv = 1.0 / L[static_cast<ptrdiff_t>(j) * n + j];
+    for (int i = 0; i < m; ++i) xj[i] *= inv;
+  }
+}
+
+// Lower triangle of D (m × m) −= X Xᵀ, X m × p.
+void subtract_syrk_lower(const double* X, int m, int p, double* D) {
+  for (int k = 0; k < p; ++k) {
+    const double* xk = X + static_cast<ptrdiff_t>(k) * m;
+    for (int b = 0; b < m; ++b) {
+      const double xb = xk[b];
+      double* db = D + static_cast<ptrdiff_t>(b) * m;
+      for (int a = b; a < m; ++a) db[a] -= xk[a] * xb;
+    }
+  }
+}
+
+// C (m × q) −= X Yᵀ, X m × p, Y q × p.
+void subtract_gemm_nt(const double* X, int m, const double* Y, int q, int p, double* C) {
+  for (int k = 0; k < p; ++k) {
+    const double* xk = X + static_cast<ptrdiff_t>(k) * m;
+    const double* yk = Y + static_cast<ptrdiff_t>(k) * q;
+    for (int j = 0; j < q; ++j) {
+      const double y = yk[j];
+      double* cj = C + static_cast<ptrdiff_t>(j) * m;
+      for (int i = 0; i < m; ++i) cj[i] -= xk[i] * y;
+    }
+  }
+}
+
+constexpr int kSmallBlock = 32;
+
+}  // namespace
+
 bool BlockSparseCholesky::factorize() {
   const int T = num_blocks();
+  size_t u = 0;
   for (int k = 0; k < T; ++k) {
-    // Lower triangle of the diagonal block is the reference; symmetrize for Eigen's LLT.
     Eigen::MatrixXd& D = diag_[k];
-    D.triangularView<Eigen::StrictlyUpper>() = D.transpose().triangularView<Eigen::StrictlyUpper>();
-    llt_[k].compute(D);
-    if (llt_[k].info() != Eigen::Success) return false;
-    const auto L = llt_[k].matrixL();
-    // L_ik = B_ik L_kk^{-T}.
+    const int nk = static_cast<int>(D.rows());
+    // Only the lower triangle is the matrix; the factor L_kk overwrites it.
+    if (nk <= kSmallBlock) {
+      if (!small_cholesky_in_place(D.data(), nk)) return false;
+    } else {
+      Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(D);
+      if (llt.info() != Eigen::Success) return false;
+    }
+    // L_ik = B_ik L_kk^{-T}: solve X L_kkᵀ = B in place (L_kkᵀ is upper triangular).
+    const auto Lt = D.transpose().triangularView<Eigen::Upper>();
     for (const Lower& l : lower_[k]) {
       Eigen::MatrixXd& B = off_[l.block];
-      // B ← B L^{-T}: solve X Lᵀ = B, i.e. L Xᵀ = Bᵀ.
-      Eigen::MatrixXd Bt = B.transpose();
-      L.solveInPlace(Bt);
-      B = Bt.transpose();
+      if (nk <= kSmallBlock) solve_right_lower_transpose(D.data(), nk, B.data(), static_cast<int>(B.rows()));
+      else Lt.solveInPlace<Eigen::OnTheRight>(B);
     }
-    // Schur complement updates of the later blocks: D_i −= L_ik L_ikᵀ, B_ij −= L_ik L_jkᵀ.
+    // Schur complement updates of the later blocks: D_i −= L_ik L_ikᵀ (lower triangle),
+    // B_ij −= L_ik L_jkᵀ. Plain loops for small blocks (Eigen's blocked kernels cost more than
+    // they save below ~32), Eigen above.
     for (size_t a = 0; a < lower_[k].size(); ++a) {
       const Lower& li = lower_[k][a];
       const Eigen::MatrixXd& Li = off_[li.block];
-      diag_[li.position].noalias() -= Li * Li.transpose();
+      const int ni = static_cast<int>(Li.rows());
+      const bool small = ni <= kSmallBlock && nk <= kSmallBlock;
+      if (small) subtract_syrk_lower(Li.data(), ni, nk, diag_[li.position].data());
+      else diag_[li.position].triangularView<Eigen::Lower>() -= Li * Li.transpose();
       for (size_t b = 0; b < a; ++b) {
-        const Lower& lj = lower_[k][b];  // position lj < li
-        const int target = block_index(li.position, lj.position);
-        off_[target].noalias() -= Li * off_[lj.block].transpose();
+        const Eigen::MatrixXd& Lj = off_[lower_[k][b].block];
+        Eigen::MatrixXd& C = off_[update_target_[u++]];
+        if (small && Lj.rows() <= kSmallBlock)
+          subtract_gemm_nt(Li.data(), ni, Lj.data(), static_cast<int>(Lj.rows()), nk, C.data());
+        else C.noalias() -= Li * Lj.transpose();
       }
     }
   }
@@ -136,20 +280,21 @@ bool BlockSparseCholesky::factorize() {
 
 void BlockSparseCholesky::solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const {
   const int T = num_blocks();
-  // Permute into elimination order.
-  std::vector<Eigen::VectorXd> y(T);
-  for (int k = 0; k < T; ++k) y[k] = x.segment(offsets_[order_[k]], sizes_[order_[k]]);
+  auto y = [&](int k) { return permuted_.segment(permuted_offset_[k], sizes_[order_[k]]); };
+  for (int k = 0; k < T; ++k) y(k) = x.segment(offsets_[order_[k]], sizes_[order_[k]]);
   // Forward: L y = b.
   for (int k = 0; k < T; ++k) {
-    llt_[k].matrixL().solveInPlace(y[k]);
-    for (const Lower& l : lower_[k]) y[l.position].noalias() -= off_[l.block] * y[k];
+    auto yk = y(k);
+    diag_[k].triangularView<Eigen::Lower>().solveInPlace(yk);
+    for (const Lower& l : lower_[k]) y(l.position).noalias() -= off_[l.block] * yk;
   }
   // Backward: Lᵀ x = y.
   for (int k = T - 1; k >= 0; --k) {
-    for (const Lower& l : lower_[k]) y[k].noalias() -= off_[l.block].transpose() * y[l.position];
-    llt_[k].matrixU().solveInPlace(y[k]);
+    auto yk = y(k);
+    for (const Lower& l : lower_[k]) yk.noalias() -= off_[l.block].transpose() * y(l.position);
+    diag_[k].transpose().triangularView<Eigen::Upper>().solveInPlace(yk);
   }
-  for (int k = 0; k < T; ++k) x.segment(offsets_[order_[k]], sizes_[order_[k]]) = y[k];
+  for (int k = 0; k < T; ++k) x.segment(offsets_[order_[k]], sizes_[order_[k]]) = y(k);
 }
 
 Eigen::MatrixXd BlockSparseCholesky::dense() const {

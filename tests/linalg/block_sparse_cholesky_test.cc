@@ -2,6 +2,8 @@
 // graphs with fill-in, a single block, disconnected blocks).
 #include "coulomb/linalg/block_sparse_cholesky.h"
 
+#include <Eigen/Cholesky>
+
 #include <gtest/gtest.h>
 
 #include <random>

@@ -5,13 +5,14 @@
 //
 // analyze() orders the nodes by greedy minimum degree on the node graph and computes the block
 // fill-in (the symbolic factorization, reused for every factorize() with the same pattern);
-// factorize() is a right-looking block Cholesky with dense kernels (Eigen) on the supernodes.
+// factorize() is a right-looking block Cholesky with dense kernels on the supernodes (a plain
+// in-place Cholesky for blocks up to 32 × 32, Eigen's blocked LLT above). The factor overwrites
+// the blocks. Nothing is allocated after analyze().
 #pragma once
 
 #include <utility>
 #include <vector>
 
-#include <Eigen/Cholesky>
 #include <Eigen/Core>
 
 namespace coulomb::linalg {
@@ -20,6 +21,8 @@ class BlockSparseCholesky {
  public:
   /// Sets the pattern: block sizes (all > 0) and the node pairs with off-diagonal blocks.
   /// Throws std::invalid_argument for a bad size or an edge out of range or on the diagonal.
+  /// When sizes and edges (as a set) equal the previous call's, the ordering and the symbolic
+  /// factorization are kept and nothing is allocated.
   void analyze(const std::vector<int>& block_sizes, const std::vector<std::pair<int, int>>& edges);
 
   int size() const { return n_; }
@@ -37,6 +40,18 @@ class BlockSparseCholesky {
   Eigen::Ref<Eigen::MatrixXd> off_diagonal_block(int s, int t);
   /// Adds M (n_s × n_t) to block (s, t), transposing as needed; s == t adds to the diagonal.
   void add_block(int s, int t, const Eigen::Ref<const Eigen::MatrixXd>& M);
+
+  /// Where block (s, t) is stored, for assembly loops that add to it directly: `data` points to a
+  /// column-major block with `rows` rows (leading dimension) and `cols` columns. The block stored
+  /// is (s, t) itself when `transposed` is false and (t, s) when it is true; for s == t it is the
+  /// diagonal block (only its lower triangle is read). The pointer stays valid until the next
+  /// analyze() with a different pattern. Throws std::out_of_range for a pair that is not an edge.
+  struct BlockStorage {
+    double* data = nullptr;
+    int rows = 0, cols = 0;
+    bool transposed = false;
+  };
+  BlockStorage storage(int s, int t);
 
   /// Factorizes in place. Returns false if the matrix is not (numerically) positive definite.
   bool factorize();
@@ -63,7 +78,13 @@ class BlockSparseCholesky {
   std::vector<Eigen::MatrixXd> diag_;  ///< by elimination position
   std::vector<Eigen::MatrixXd> off_;   ///< off-diagonal blocks L_ik (rows: later node i)
   std::vector<std::vector<Lower>> lower_;  ///< by elimination position of the column, sorted by position
-  std::vector<Eigen::LLT<Eigen::MatrixXd>> llt_;
+  /// Schur-update targets, precomputed by analyze(): for column k and its pair (a, b), b < a, of
+  /// rows in lower_[k], the block index of L(pos_a, pos_b), flattened in loop order.
+  std::vector<int> update_target_;
+  std::vector<int> analyzed_sizes_;
+  std::vector<std::pair<int, int>> analyzed_edges_;  ///< normalized (min, max), sorted, unique
+  mutable Eigen::VectorXd permuted_;  ///< solve_in_place workspace, in elimination order
+  std::vector<int> permuted_offset_;  ///< offset of elimination position k in permuted_
 };
 
 }  // namespace coulomb::linalg

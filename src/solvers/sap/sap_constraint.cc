@@ -13,20 +13,57 @@ SapConstraint::SapConstraint(int num_rows, int first_tree, Eigen::MatrixXd J_fir
       J_first_(std::move(J_first)),
       J_second_(std::move(J_second)) {
   if (num_rows <= 0) throw std::invalid_argument("SapConstraint: num_rows must be > 0");
-  if (first_tree < 0) throw std::invalid_argument("SapConstraint: first_tree must be >= 0");
-  if (J_first_.rows() != num_rows)
+  check();
+  R_ = Eigen::VectorXd::Ones(num_rows);
+  v_hat_ = Eigen::VectorXd::Zero(num_rows);
+}
+
+void SapConstraint::set_jacobians(int first_tree, const Eigen::Ref<const Eigen::MatrixXd>& J_first, int second_tree,
+                                  const Eigen::Ref<const Eigen::MatrixXd>& J_second) {
+  first_tree_ = first_tree;
+  second_tree_ = second_tree;
+  J_first_ = J_first;
+  if (second_tree >= 0) J_second_ = J_second;
+  else J_second_.resize(0, 0);
+  check();
+}
+
+void SapConstraint::check() const {
+  if (first_tree_ < 0) throw std::invalid_argument("SapConstraint: first_tree must be >= 0");
+  if (J_first_.rows() != num_rows_)
     throw std::invalid_argument("SapConstraint: first Jacobian block has " + std::to_string(J_first_.rows()) +
-                                " rows, expected " + std::to_string(num_rows));
-  if (second_tree >= 0) {
-    if (second_tree == first_tree) throw std::invalid_argument("SapConstraint: the two trees must differ");
-    if (J_second_.rows() != num_rows)
+                                " rows, expected " + std::to_string(num_rows_));
+  if (second_tree_ >= 0) {
+    if (second_tree_ == first_tree_) throw std::invalid_argument("SapConstraint: the two trees must differ");
+    if (J_second_.rows() != num_rows_)
       throw std::invalid_argument("SapConstraint: second Jacobian block has " + std::to_string(J_second_.rows()) +
-                                  " rows, expected " + std::to_string(num_rows));
+                                  " rows, expected " + std::to_string(num_rows_));
   }
   if (!J_first_.allFinite() || !J_second_.allFinite())
     throw std::invalid_argument("SapConstraint: Jacobian has a non-finite entry");
-  R_ = Eigen::VectorXd::Ones(num_rows);
-  v_hat_ = Eigen::VectorXd::Zero(num_rows);
+}
+
+double SapConstraint::calc_along(const Eigen::Ref<const Eigen::VectorXd>& vc,
+                                 const Eigen::Ref<const Eigen::VectorXd>& dvc, Eigen::Ref<Eigen::VectorXd> gamma,
+                                 double* curvature) const {
+  if (curvature == nullptr) return calc(vc, gamma, nullptr);
+  // Up to 6 × 6 on the stack; larger constraints allocate.
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6> G_small;
+  Eigen::MatrixXd G_large;
+  const int n = num_rows_;
+  double ell;
+  if (n <= 6) {
+    G_small.resize(n, n);
+    Eigen::Ref<Eigen::MatrixXd> G_ref(G_small);
+    ell = calc(vc, gamma, &G_ref);
+    *curvature = dvc.dot(G_small * dvc);
+  } else {
+    G_large.resize(n, n);
+    Eigen::Ref<Eigen::MatrixXd> G_ref(G_large);
+    ell = calc(vc, gamma, &G_ref);
+    *curvature = dvc.dot(G_large * dvc);
+  }
+  return ell;
 }
 
 double delassus_scalar(const Eigen::Ref<const Eigen::MatrixXd>& W_ii) {

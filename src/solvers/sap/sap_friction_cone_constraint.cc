@@ -92,6 +92,18 @@ SapFrictionConeConstraint::SapFrictionConeConstraint(const FrictionConeParameter
                                                      Eigen::MatrixXd J_first, int second_tree,
                                                      Eigen::MatrixXd J_second)
     : SapConstraint(3, first_tree, std::move(J_first), second_tree, std::move(J_second)), parameters_(p) {
+  check(p);
+}
+
+void SapFrictionConeConstraint::reset(const FrictionConeParameters& p, int first_tree,
+                                      const Eigen::Ref<const Eigen::MatrixXd>& J_first, int second_tree,
+                                      const Eigen::Ref<const Eigen::MatrixXd>& J_second) {
+  check(p);
+  set_jacobians(first_tree, J_first, second_tree, J_second);
+  parameters_ = p;
+}
+
+void SapFrictionConeConstraint::check(const FrictionConeParameters& p) {
   if (!(p.mu >= 0.0) || !std::isfinite(p.mu))
     throw std::invalid_argument("contact: friction coefficient mu must be finite and >= 0, got " + std::to_string(p.mu));
   if (!(p.stiffness > 0.0)) throw std::invalid_argument("contact: stiffness must be > 0, got " + std::to_string(p.stiffness));
@@ -150,6 +162,43 @@ double SapFrictionConeConstraint::calc(const Eigen::Ref<const Eigen::VectorXd>& 
     f << mu * t, 1.0;
     *G = f * f.transpose() / (Rn * (1.0 + mu_tilde2));
     G->topLeftCorner<2, 2>() += (mu * gn / (Rt * yr)) * (Eigen::Matrix2d::Identity() - t * t.transpose());
+  }
+  return Rn * s * s / (2.0 * (1.0 + mu_tilde2));
+}
+
+double SapFrictionConeConstraint::calc_along(const Eigen::Ref<const Eigen::VectorXd>& vc,
+                                             const Eigen::Ref<const Eigen::VectorXd>& dvc,
+                                             Eigen::Ref<Eigen::VectorXd> gamma, double* curvature) const {
+  // calc() with Δv_cᵀ G Δv_c from the closed form of G (digest §3.2): in stiction
+  // Δv_tᵀΔv_t/R_t + Δv_n²/R_n; sliding (fᵀΔv_c)²/(R_n(1 + μ̃²)) + μγ_n/(R_t y_r)(‖Δv_t‖² − (t̂ᵀΔv_t)²).
+  const double Rt = R_[0], Rn = R_[2], mu = parameters_.mu;
+  const double y0 = -vc[0] / Rt, y1 = -vc[1] / Rt, y2 = -(vc[2] - v_hat_[2]) / Rn;  // Eq. 23
+  const double yr = std::sqrt(y0 * y0 + y1 * y1);
+  const double d0 = dvc[0], d1 = dvc[1], d2 = dvc[2];
+  if (yr <= mu * y2) {  // stiction
+    gamma[0] = y0;
+    gamma[1] = y1;
+    gamma[2] = y2;
+    if (curvature != nullptr) *curvature = (d0 * d0 + d1 * d1) / Rt + d2 * d2 / Rn;
+    return 0.5 * (Rt * yr * yr + Rn * y2 * y2);
+  }
+  const double mu_hat = mu * Rt / Rn;
+  if (y2 < -mu_hat * yr) {  // no contact
+    gamma[0] = gamma[1] = gamma[2] = 0.0;
+    if (curvature != nullptr) *curvature = 0.0;
+    return 0.0;
+  }
+  const double mu_tilde2 = mu * mu_hat;
+  const double s = y2 + mu_hat * yr;
+  const double gn = s / (1.0 + mu_tilde2);
+  const double t0 = y0 / yr, t1 = y1 / yr;
+  gamma[0] = mu * gn * t0;
+  gamma[1] = mu * gn * t1;
+  gamma[2] = gn;
+  if (curvature != nullptr) {
+    const double fd = mu * (t0 * d0 + t1 * d1) + d2;
+    const double td = t0 * d0 + t1 * d1;
+    *curvature = fd * fd / (Rn * (1.0 + mu_tilde2)) + (mu * gn / (Rt * yr)) * (d0 * d0 + d1 * d1 - td * td);
   }
   return Rn * s * s / (2.0 * (1.0 + mu_tilde2));
 }

@@ -8,48 +8,54 @@ namespace coulomb::solvers::sap {
 
 SapLineSearchFunction::SapLineSearchFunction(const SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v,
                                              const Eigen::Ref<const Eigen::VectorXd>& vc,
-                                             const Eigen::Ref<const Eigen::VectorXd>& dv)
-    : problem_(problem), vc_(vc), dvc_(problem.num_rows()), gamma_(problem.num_rows()), vc_alpha_(problem.num_rows()) {
+                                             const Eigen::Ref<const Eigen::VectorXd>& dv) {
+  reset(problem, v, vc, dv);
+}
+
+void SapLineSearchFunction::reset(const SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v,
+                                  const Eigen::Ref<const Eigen::VectorXd>& vc, const Eigen::Ref<const Eigen::VectorXd>& dv) {
+  problem_ = &problem;
+  const int m = problem.num_rows(), nv = problem.nv();
+  vc_ = vc;
+  dvc_.resize(m);
+  gamma_.resize(m);
+  vc_alpha_.resize(m);
+  dp_.resize(nv);
+  a_dv_minus_.resize(nv);
   problem.multiply_J(dv, dvc_);
-  const Eigen::VectorXd dv_minus = v - problem.v_star();
-  Eigen::VectorXd dp(problem.nv()), a_dv_minus(problem.nv());
-  problem.multiply_A(dv, dp);
-  problem.multiply_A(dv_minus, a_dv_minus);
-  cost_A0_ = 0.5 * dv_minus.dot(a_dv_minus);
-  r0_ = dp.dot(dv_minus);
-  dv_dp_ = dv.dot(dp);
-  G_.resize(3, 3);
-  int max_rows = 1;
-  for (int i = 0; i < problem.num_constraints(); ++i) max_rows = std::max(max_rows, problem.constraint(i).num_rows());
-  Gd_.resize(max_rows);
+  dv_minus_ = v - problem.v_star();
+  problem.multiply_A(dv, dp_);
+  problem.multiply_A(dv_minus_, a_dv_minus_);
+  cost_A0_ = 0.5 * dv_minus_.dot(a_dv_minus_);
+  r0_ = dp_.dot(dv_minus_);
+  dv_dp_ = dv.dot(dp_);
 }
 
 double SapLineSearchFunction::cost(double alpha) const {
+  const SapProblem& problem = *problem_;
   double ell = cost_A0_ + alpha * r0_ + 0.5 * alpha * alpha * dv_dp_;
   vc_alpha_ = vc_ + alpha * dvc_;
-  for (int i = 0; i < problem_.num_constraints(); ++i) {
-    const SapConstraint& c = problem_.constraint(i);
-    const int r = problem_.row_start(i), n = c.num_rows();
+  for (int i = 0; i < problem.num_constraints(); ++i) {
+    const SapConstraint& c = problem.constraint(i);
+    const int r = problem.row_start(i), n = c.num_rows();
     ell += c.calc(vc_alpha_.segment(r, n), gamma_.segment(r, n), nullptr);
   }
   return ell;
 }
 
 double SapLineSearchFunction::derivative(double alpha, double* second) const {
+  const SapProblem& problem = *problem_;
   vc_alpha_ = vc_ + alpha * dvc_;
   double d2 = dv_dp_;
-  for (int i = 0; i < problem_.num_constraints(); ++i) {
-    const SapConstraint& c = problem_.constraint(i);
-    const int r = problem_.row_start(i), n = c.num_rows();
+  for (int i = 0; i < problem.num_constraints(); ++i) {
+    const SapConstraint& c = problem.constraint(i);
+    const int r = problem.row_start(i), n = c.num_rows();
     if (second != nullptr) {
-      if (G_.rows() != n) G_.resize(n, n);
-      Eigen::Ref<Eigen::MatrixXd> G_ref(G_);
-      c.calc(vc_alpha_.segment(r, n), gamma_.segment(r, n), &G_ref);
-      const auto d = dvc_.segment(r, n);
-      Gd_.head(n).noalias() = G_ * d;  // preallocated: no temporary per constraint
-      d2 += d.dot(Gd_.head(n));
+      double curvature = 0.0;
+      c.calc_along(vc_alpha_.segment(r, n), dvc_.segment(r, n), gamma_.segment(r, n), &curvature);
+      d2 += curvature;
     } else {
-      c.calc(vc_alpha_.segment(r, n), gamma_.segment(r, n), nullptr);
+      c.calc_along(vc_alpha_.segment(r, n), dvc_.segment(r, n), gamma_.segment(r, n), nullptr);
     }
   }
   if (second != nullptr) *second = d2;

@@ -1,5 +1,6 @@
 #include "coulomb/solvers/sap/sap_problem.h"
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -7,8 +8,26 @@ namespace coulomb::solvers::sap {
 
 SapProblem::SapProblem(double time_step, std::vector<Eigen::MatrixXd> A_blocks, Eigen::VectorXd v_star)
     : time_step_(time_step), A_(std::move(A_blocks)), v_star_(std::move(v_star)) {
-  if (!(time_step > 0.0) || !std::isfinite(time_step))
-    throw std::invalid_argument("SapProblem: time step must be > 0, got " + std::to_string(time_step));
+  check_and_index_trees();
+}
+
+void SapProblem::reset(double time_step, const std::vector<Eigen::MatrixXd>& A_blocks,
+                       const Eigen::Ref<const Eigen::VectorXd>& v_star) {
+  time_step_ = time_step;
+  A_.resize(A_blocks.size());
+  for (size_t t = 0; t < A_blocks.size(); ++t) A_[t] = A_blocks[t];  // same sizes: no allocation
+  v_star_ = v_star;
+  constraints_.clear();
+  owned_.clear();
+  row_start_.clear();
+  num_rows_ = 0;
+  check_and_index_trees();
+}
+
+void SapProblem::check_and_index_trees() {
+  if (!(time_step_ > 0.0) || !std::isfinite(time_step_))
+    throw std::invalid_argument("SapProblem: time step must be > 0, got " + std::to_string(time_step_));
+  tree_start_.clear();
   int start = 0;
   for (size_t t = 0; t < A_.size(); ++t) {
     if (A_[t].rows() != A_[t].cols() || A_[t].rows() == 0)
@@ -23,19 +42,29 @@ SapProblem::SapProblem(double time_step, std::vector<Eigen::MatrixXd> A_blocks, 
   if (!v_star_.allFinite()) throw std::invalid_argument("SapProblem: v* is not finite");
 }
 
-int SapProblem::add_constraint(std::unique_ptr<SapConstraint> c) {
-  for (int k = 0; k < c->num_trees(); ++k) {
-    const int t = c->tree(k);
+void SapProblem::check_constraint(const SapConstraint& c) const {
+  for (int k = 0; k < c.num_trees(); ++k) {
+    const int t = c.tree(k);
     if (t < 0 || t >= num_trees())
       throw std::invalid_argument("SapProblem: constraint names tree " + std::to_string(t) + " of " +
                                   std::to_string(num_trees()));
-    if (c->jacobian(k).cols() != tree_size(t))
-      throw std::invalid_argument("SapProblem: constraint Jacobian block has " + std::to_string(c->jacobian(k).cols()) +
+    if (c.jacobian(k).cols() != tree_size(t))
+      throw std::invalid_argument("SapProblem: constraint Jacobian block has " + std::to_string(c.jacobian(k).cols()) +
                                   " columns; tree " + std::to_string(t) + " has " + std::to_string(tree_size(t)));
   }
+}
+
+int SapProblem::add_constraint(std::unique_ptr<SapConstraint> c) {
+  check_constraint(*c);
+  owned_.push_back(std::move(c));
+  return add_constraint(owned_.back().get());
+}
+
+int SapProblem::add_constraint(SapConstraint* c) {
+  check_constraint(*c);
   row_start_.push_back(num_rows_);
   num_rows_ += c->num_rows();
-  constraints_.push_back(std::move(c));
+  constraints_.push_back(c);
   return num_constraints() - 1;
 }
 
@@ -47,6 +76,16 @@ void SapProblem::multiply_A(const Eigen::Ref<const Eigen::VectorXd>& x, Eigen::R
 void SapProblem::multiply_J(const Eigen::Ref<const Eigen::VectorXd>& v, Eigen::Ref<Eigen::VectorXd> vc) const {
   for (int i = 0; i < num_constraints(); ++i) {
     const SapConstraint& c = *constraints_[i];
+    if (c.num_rows() == 3) {  // contacts: fixed-size rows
+      Eigen::Vector3d out = Eigen::Vector3d::Zero();
+      for (int k = 0; k < c.num_trees(); ++k) {
+        const Eigen::MatrixXd& J = c.jacobian(k);
+        out.noalias() += Eigen::Map<const Eigen::Matrix<double, 3, Eigen::Dynamic>>(J.data(), 3, J.cols()) *
+                         v.segment(tree_start_[c.tree(k)], J.cols());
+      }
+      vc.segment<3>(row_start_[i]) = out;
+      continue;
+    }
     auto out = vc.segment(row_start_[i], c.num_rows());
     out.setZero();
     for (int k = 0; k < c.num_trees(); ++k)
@@ -59,6 +98,15 @@ void SapProblem::multiply_J_transpose(const Eigen::Ref<const Eigen::VectorXd>& g
   x.setZero();
   for (int i = 0; i < num_constraints(); ++i) {
     const SapConstraint& c = *constraints_[i];
+    if (c.num_rows() == 3) {
+      const Eigen::Vector3d g = gamma.segment<3>(row_start_[i]);
+      for (int k = 0; k < c.num_trees(); ++k) {
+        const Eigen::MatrixXd& J = c.jacobian(k);
+        x.segment(tree_start_[c.tree(k)], J.cols()).noalias() +=
+            Eigen::Map<const Eigen::Matrix<double, 3, Eigen::Dynamic>>(J.data(), 3, J.cols()).transpose() * g;
+      }
+      continue;
+    }
     const auto g = gamma.segment(row_start_[i], c.num_rows());
     for (int k = 0; k < c.num_trees(); ++k)
       x.segment(tree_start_[c.tree(k)], c.jacobian(k).cols()).noalias() += c.jacobian(k).transpose() * g;

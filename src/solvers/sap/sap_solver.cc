@@ -25,57 +25,36 @@ const char* to_string(SapSolverStatus status) {
   return "unknown";
 }
 
-SapSolver::SapSolver(SapSolverParameters parameters) : parameters_(parameters) {}
-
 namespace {
 
-// Everything one solve evaluates at an iterate v.
-struct Evaluation {
-  Eigen::VectorXd vc, gamma, grad, Av_minus, jc, p;
-  std::vector<Eigen::MatrixXd> G;  // per constraint, num_rows × num_rows
-  double cost = 0.0;
-};
+using ColMajor3X = Eigen::Matrix<double, 3, Eigen::Dynamic>;
+using OuterStrided = Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
 
-void evaluate(const SapProblem& problem, const Eigen::VectorXd& v, bool with_G, Evaluation& e) {
-  const int nv = problem.nv(), m = problem.num_rows();
-  e.vc.resize(m);
-  e.gamma.resize(m);
-  e.Av_minus.resize(nv);
-  e.jc.resize(nv);
-  e.p.resize(nv);
-  problem.multiply_J(v, e.vc);
-  const Eigen::VectorXd dv = v - problem.v_star();
-  problem.multiply_A(dv, e.Av_minus);
-  problem.multiply_A(v, e.p);
-  e.cost = 0.5 * dv.dot(e.Av_minus);
-  if (with_G) e.G.resize(problem.num_constraints());
-  for (int i = 0; i < problem.num_constraints(); ++i) {
-    const SapConstraint& c = problem.constraint(i);
-    const int r = problem.row_start(i), n = c.num_rows();
-    if (with_G) {
-      e.G[i].resize(n, n);
-      Eigen::Ref<Eigen::MatrixXd> G_ref(e.G[i]);
-      e.cost += c.calc(e.vc.segment(r, n), e.gamma.segment(r, n), &G_ref);
-    } else {
-      e.cost += c.calc(e.vc.segment(r, n), e.gamma.segment(r, n), nullptr);
-    }
+// out (n_x × n_y, leading dimension ld) += J_xᵀ GJ_y with J_x r × n_x and GJ_y r × n_y, all
+// column-major. Fixed-size kernels for contacts (r = 3) on free bodies (n = 6).
+void add_JtGJ(const double* Jx, int r, int nx, const double* GJy, int ny, double* out, int ld) {
+  if (r == 3 && nx == 6 && ny == 6 && ld == 6) {
+    Eigen::Map<Eigen::Matrix<double, 6, 6>>(out).noalias() +=
+        Eigen::Map<const Eigen::Matrix<double, 3, 6>>(Jx).transpose() * Eigen::Map<const Eigen::Matrix<double, 3, 6>>(GJy);
+  } else if (r == 3) {
+    OuterStrided(out, nx, ny, Eigen::OuterStride<>(ld)).noalias() +=
+        Eigen::Map<const ColMajor3X>(Jx, 3, nx).transpose() * Eigen::Map<const ColMajor3X>(GJy, 3, ny);
+  } else {
+    OuterStrided(out, nx, ny, Eigen::OuterStride<>(ld)).noalias() +=
+        Eigen::Map<const Eigen::MatrixXd>(Jx, r, nx).transpose() * Eigen::Map<const Eigen::MatrixXd>(GJy, r, ny);
   }
-  problem.multiply_J_transpose(e.gamma, e.jc);
-  e.grad = e.Av_minus - e.jc;  // ∇ℓ_p = A(v − v*) − Jᵀγ, the momentum residual
 }
 
-// Adds Σ_i J_iᵀ G_i J_i to the dense H.
-void add_constraint_hessians(const SapProblem& problem, const std::vector<Eigen::MatrixXd>& G, Eigen::MatrixXd& H) {
-  for (int i = 0; i < problem.num_constraints(); ++i) {
-    const SapConstraint& c = problem.constraint(i);
-    for (int a = 0; a < c.num_trees(); ++a) {
-      const Eigen::MatrixXd GJ = G[i] * c.jacobian(a);
-      for (int b = 0; b < c.num_trees(); ++b) {
-        H.block(problem.tree_start(c.tree(b)), problem.tree_start(c.tree(a)), c.jacobian(b).cols(),
-                c.jacobian(a).cols())
-            .noalias() += c.jacobian(b).transpose() * GJ;
-      }
-    }
+// GJ (r × n) = G (r × r) J (r × n).
+void multiply_GJ(const double* G, const Eigen::MatrixXd& J, double* GJ) {
+  const int r = static_cast<int>(J.rows()), n = static_cast<int>(J.cols());
+  if (r == 3 && n == 6) {
+    Eigen::Map<Eigen::Matrix<double, 3, 6>>(GJ).noalias() =
+        Eigen::Map<const Eigen::Matrix3d>(G) * Eigen::Map<const Eigen::Matrix<double, 3, 6>>(J.data());
+  } else if (r == 3) {
+    Eigen::Map<ColMajor3X>(GJ, 3, n).noalias() = Eigen::Map<const Eigen::Matrix3d>(G) * Eigen::Map<const ColMajor3X>(J.data(), 3, n);
+  } else {
+    Eigen::Map<Eigen::MatrixXd>(GJ, r, n).noalias() = Eigen::Map<const Eigen::MatrixXd>(G, r, r) * J;
   }
 }
 
@@ -97,7 +76,7 @@ class SparseHessian {
     }
   }
 
-  bool factorize(const std::vector<Eigen::MatrixXd>& G) {
+  bool factorize(const SapProblem&, const std::vector<double>& G, const std::vector<int>& G_offset) {
     const int nv = problem_.nv();
     const int T = problem_.num_trees();
     // Accumulate block values (lower triangle of tree pairs: b ≥ a).
@@ -106,7 +85,8 @@ class SparseHessian {
     for (int i = 0; i < problem_.num_constraints(); ++i) {
       const SapConstraint& c = problem_.constraint(i);
       for (int a = 0; a < c.num_trees(); ++a) {
-        const Eigen::MatrixXd GJ = G[i] * c.jacobian(a);
+        const Eigen::MatrixXd GJ =
+            Eigen::Map<const Eigen::MatrixXd>(G.data() + G_offset[i], c.num_rows(), c.num_rows()) * c.jacobian(a);
         for (int b = 0; b < c.num_trees(); ++b) {
           const int ta = c.tree(a), tb = c.tree(b);
           if (tb < ta) continue;
@@ -150,120 +130,252 @@ class SparseHessian {
   bool analyzed_ = false;
 };
 
-// H = A + Jᵀ G J in coulomb's BlockSparseCholesky: one supernode per tree, one off-diagonal
-// block per pair of trees coupled by a constraint. The pattern is analyzed once per solve.
-class BlockSparseHessian {
- public:
-  explicit BlockSparseHessian(const SapProblem& problem) : problem_(problem) {
-    std::vector<int> sizes(problem.num_trees());
-    for (int t = 0; t < problem.num_trees(); ++t) sizes[t] = problem.tree_size(t);
-    std::vector<std::pair<int, int>> edges;
-    for (int i = 0; i < problem.num_constraints(); ++i) {
-      const SapConstraint& c = problem.constraint(i);
-      if (c.num_trees() == 2) edges.emplace_back(c.tree(0), c.tree(1));
-    }
-    std::sort(edges.begin(), edges.end());
-    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
-    chol_.analyze(sizes, edges);
-  }
+}  // namespace
 
-  bool factorize(const std::vector<Eigen::MatrixXd>& G) {
-    chol_.set_zero();
-    for (int t = 0; t < problem_.num_trees(); ++t) chol_.diagonal_block(t) = problem_.A(t);
-    for (int i = 0; i < problem_.num_constraints(); ++i) {
-      const SapConstraint& c = problem_.constraint(i);
-      for (int a = 0; a < c.num_trees(); ++a) {
-        GJ_.noalias() = G[i] * c.jacobian(a);
-        for (int b = 0; b < c.num_trees(); ++b) {
-          if (c.tree(b) < c.tree(a)) continue;  // one of each symmetric pair
-          JtGJ_.noalias() = c.jacobian(b).transpose() * GJ_;
-          chol_.add_block(c.tree(b), c.tree(a), JtGJ_);
-        }
-      }
-    }
-    return chol_.factorize();
-  }
-
-  Eigen::VectorXd solve(const Eigen::VectorXd& b) {
-    Eigen::VectorXd x = b;
-    chol_.solve_in_place(x);
-    return x;
-  }
-
- private:
-  const SapProblem& problem_;
-  linalg::BlockSparseCholesky chol_;
-  Eigen::MatrixXd GJ_, JtGJ_;
+// Buffers of one solver, kept between solves.
+struct SapSolverWorkspace {
+  // Iterate and its evaluation.
+  Eigen::VectorXd D, v, dv, vc, gamma, grad, dv_minus, Av_minus, Av_star, jc, p;
+  std::vector<double> G;      // per constraint r × r, column-major, at G_offset[i]
+  std::vector<int> G_offset;
+  double cost = 0.0;
+  // Delassus estimate.
+  std::vector<Eigen::MatrixXd> A_inverse;  // per tree
+  Eigen::MatrixXd A_factor, AinvJt, W;
+  // Hessian assembly: one storage target per constraint and Jacobian-block pair.
+  struct Target {
+    double* data = nullptr;
+    int ld = 0;
+    bool transposed = false;  // for the off-diagonal block: stores (tree 0 rows, tree 1 columns)
+  };
+  std::vector<Target> targets;  // 3 per constraint: diag side 0, diag side 1, off-diagonal
+  std::vector<double> GJ;       // per constraint, both sides
+  // Dense path.
+  Eigen::MatrixXd H;
+  Eigen::LLT<Eigen::MatrixXd> llt;
+  // Block-sparse path.
+  linalg::BlockSparseCholesky chol;
+  std::vector<int> block_sizes;
+  std::vector<std::pair<int, int>> edges;
+  // CHOLMOD path (built per solve: it is an option, not the default).
+  std::unique_ptr<SparseHessian> cholmod;
+  SapLineSearchFunction line;
 };
+
+SapSolver::SapSolver(SapSolverParameters parameters)
+    : parameters_(parameters), workspace_(std::make_unique<SapSolverWorkspace>()) {}
+SapSolver::~SapSolver() = default;
+SapSolver::SapSolver(const SapSolver& other)
+    : parameters_(other.parameters_), workspace_(std::make_unique<SapSolverWorkspace>()) {}
+SapSolver& SapSolver::operator=(const SapSolver& other) {
+  parameters_ = other.parameters_;
+  workspace_ = std::make_unique<SapSolverWorkspace>();
+  return *this;
+}
+SapSolver::SapSolver(SapSolver&&) noexcept = default;
+SapSolver& SapSolver::operator=(SapSolver&&) noexcept = default;
+
+namespace {
+
+// Evaluates ℓ_p, γ, ∇ℓ_p = A(v − v*) − Jᵀγ and (with_G) every G_i at w.v.
+void evaluate(const SapProblem& problem, bool with_G, SapSolverWorkspace& w) {
+  problem.multiply_J(w.v, w.vc);
+  w.dv_minus = w.v - problem.v_star();
+  problem.multiply_A(w.dv_minus, w.Av_minus);
+  w.p = w.Av_minus + w.Av_star;  // A v
+  w.cost = 0.5 * w.dv_minus.dot(w.Av_minus);
+  for (int i = 0; i < problem.num_constraints(); ++i) {
+    const SapConstraint& c = problem.constraint(i);
+    const int r = problem.row_start(i), n = c.num_rows();
+    if (with_G) {
+      Eigen::Map<Eigen::MatrixXd> G_map(w.G.data() + w.G_offset[i], n, n);
+      Eigen::Ref<Eigen::MatrixXd> G_ref(G_map);
+      w.cost += c.calc(w.vc.segment(r, n), w.gamma.segment(r, n), &G_ref);
+    } else {
+      w.cost += c.calc(w.vc.segment(r, n), w.gamma.segment(r, n), nullptr);
+    }
+  }
+  problem.multiply_J_transpose(w.gamma, w.jc);
+  w.grad = w.Av_minus - w.jc;  // the momentum residual
+}
 
 // Prepares each constraint with the Delassus block estimate W_ii ≈ Σ_t J_it A_t⁻¹ J_itᵀ
 // (Castro et al. §V-B, with A in place of M; digest §8 item 8).
-void prepare_constraints(SapProblem& problem) {
-  std::vector<Eigen::LLT<Eigen::MatrixXd>> A_llt(problem.num_trees());
-  for (int t = 0; t < problem.num_trees(); ++t) {
-    A_llt[t].compute(problem.A(t));
-    if (A_llt[t].info() != Eigen::Success)
+void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
+  const int T = problem.num_trees();
+  w.A_inverse.resize(T);
+  for (int t = 0; t < T; ++t) {
+    const int n = problem.tree_size(t);
+    w.A_factor = problem.A(t);
+    Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(w.A_factor);
+    if (llt.info() != Eigen::Success)
       throw std::invalid_argument("SapProblem: A block " + std::to_string(t) + " is not positive definite");
+    w.A_inverse[t].setIdentity(n, n);
+    llt.solveInPlace(w.A_inverse[t]);
   }
   for (int i = 0; i < problem.num_constraints(); ++i) {
     SapConstraint& c = problem.mutable_constraint(i);
-    Eigen::MatrixXd W = Eigen::MatrixXd::Zero(c.num_rows(), c.num_rows());
+    const int r = c.num_rows();
+    w.W.setZero(r, r);
     for (int k = 0; k < c.num_trees(); ++k) {
       const Eigen::MatrixXd& J = c.jacobian(k);
-      W.noalias() += J * A_llt[c.tree(k)].solve(J.transpose());
+      w.AinvJt.noalias() = w.A_inverse[c.tree(k)] * J.transpose();
+      w.W.noalias() += J * w.AinvJt;
     }
-    c.prepare(problem.time_step(), W);
+    c.prepare(problem.time_step(), w.W);
+  }
+}
+
+// Sizes the evaluation buffers and the per-constraint G and GJ storage.
+void size_buffers(const SapProblem& problem, SapSolverWorkspace& w) {
+  const int nv = problem.nv(), m = problem.num_rows(), nc = problem.num_constraints();
+  for (Eigen::VectorXd* x : {&w.v, &w.dv, &w.grad, &w.dv_minus, &w.Av_minus, &w.Av_star, &w.jc, &w.p, &w.D}) x->resize(nv);
+  w.vc.resize(m);
+  w.gamma.resize(m);
+  w.G_offset.resize(nc);
+  size_t g = 0, gj = 0;
+  for (int i = 0; i < nc; ++i) {
+    const SapConstraint& c = problem.constraint(i);
+    w.G_offset[i] = static_cast<int>(g);
+    g += static_cast<size_t>(c.num_rows()) * c.num_rows();
+    size_t cols = 0;
+    for (int k = 0; k < c.num_trees(); ++k) cols += c.jacobian(k).cols();
+    gj = std::max(gj, static_cast<size_t>(c.num_rows()) * cols);
+  }
+  w.G.resize(g);
+  w.GJ.resize(gj);
+  w.targets.resize(3 * static_cast<size_t>(nc));
+}
+
+// Where each constraint's J_aᵀ G J_b blocks go: the dense H (lower triangle by tree order) or
+// the block-sparse factor's storage.
+void locate_targets(const SapProblem& problem, bool dense, SapSolverWorkspace& w) {
+  const int nv = problem.nv();
+  for (int i = 0; i < problem.num_constraints(); ++i) {
+    const SapConstraint& c = problem.constraint(i);
+    SapSolverWorkspace::Target* t = &w.targets[3 * static_cast<size_t>(i)];
+    for (int k = 0; k < c.num_trees(); ++k) {
+      const int s = problem.tree_start(c.tree(k));
+      if (dense) {
+        t[k] = {w.H.data() + static_cast<ptrdiff_t>(s) * nv + s, nv, false};
+      } else {
+        const linalg::BlockSparseCholesky::BlockStorage b = w.chol.storage(c.tree(k), c.tree(k));
+        t[k] = {b.data, b.rows, false};
+      }
+    }
+    if (c.num_trees() == 2) {
+      const int s0 = problem.tree_start(c.tree(0)), s1 = problem.tree_start(c.tree(1));
+      if (dense) {
+        // Lower triangle: rows of the later tree.
+        t[2] = s1 > s0 ? SapSolverWorkspace::Target{w.H.data() + static_cast<ptrdiff_t>(s0) * nv + s1, nv, false}
+                       : SapSolverWorkspace::Target{w.H.data() + static_cast<ptrdiff_t>(s1) * nv + s0, nv, true};
+      } else {
+        const linalg::BlockSparseCholesky::BlockStorage b = w.chol.storage(c.tree(1), c.tree(0));
+        t[2] = {b.data, b.rows, b.transposed};
+      }
+    }
+  }
+}
+
+// Adds Σ_i J_iᵀ G_i J_i into the targets (which hold A already).
+void assemble_constraint_hessians(const SapProblem& problem, SapSolverWorkspace& w) {
+  for (int i = 0; i < problem.num_constraints(); ++i) {
+    const SapConstraint& c = problem.constraint(i);
+    const int r = c.num_rows();
+    const double* G = w.G.data() + w.G_offset[i];
+    const SapSolverWorkspace::Target* t = &w.targets[3 * static_cast<size_t>(i)];
+    const Eigen::MatrixXd& J0 = c.jacobian(0);
+    const int n0 = static_cast<int>(J0.cols());
+    double* GJ0 = w.GJ.data();
+    multiply_GJ(G, J0, GJ0);
+    add_JtGJ(J0.data(), r, n0, GJ0, n0, t[0].data, t[0].ld);
+    if (c.num_trees() == 2) {
+      const Eigen::MatrixXd& J1 = c.jacobian(1);
+      const int n1 = static_cast<int>(J1.cols());
+      double* GJ1 = GJ0 + static_cast<ptrdiff_t>(r) * n0;
+      multiply_GJ(G, J1, GJ1);
+      add_JtGJ(J1.data(), r, n1, GJ1, n1, t[1].data, t[1].ld);
+      if (!t[2].transposed) add_JtGJ(J1.data(), r, n1, GJ0, n0, t[2].data, t[2].ld);  // (tree 1, tree 0)
+      else add_JtGJ(J0.data(), r, n0, GJ1, n1, t[2].data, t[2].ld);                  // (tree 0, tree 1)
+    }
   }
 }
 
 }  // namespace
 
 SapSolverResults SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v_guess) const {
+  SapSolverResults results;
+  solve(problem, v_guess, results);
+  return results;
+}
+
+void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v_guess,
+                      SapSolverResults& res) const {
   const SapSolverParameters& prm = parameters_;
+  SapSolverWorkspace& w = *workspace_;
   const int nv = problem.nv();
   if (v_guess.size() != nv)
     throw std::invalid_argument("SapSolver: v_guess has " + std::to_string(v_guess.size()) + " entries, problem has " +
                                 std::to_string(nv));
   if (!v_guess.allFinite()) throw std::invalid_argument("SapSolver: v_guess is not finite");
-  prepare_constraints(problem);
+  size_buffers(problem, w);
+  prepare_constraints(problem, w);
 
   // Stopping-criterion scaling D̃ = diag(A)^{-1/2} (Eq. 25; Drake's choice, digest §3.5).
-  Eigen::VectorXd D(nv);
   for (int t = 0; t < problem.num_trees(); ++t)
-    D.segment(problem.tree_start(t), problem.tree_size(t)) = problem.A(t).diagonal().cwiseSqrt().cwiseInverse();
+    w.D.segment(problem.tree_start(t), problem.tree_size(t)) = problem.A(t).diagonal().cwiseSqrt().cwiseInverse();
+  problem.multiply_A(problem.v_star(), w.Av_star);
 
   SapLinearSolver linear_solver = prm.linear_solver;
   if (linear_solver == SapLinearSolver::kAuto)
     linear_solver = nv >= prm.dense_threshold ? SapLinearSolver::kBlockSparse : SapLinearSolver::kDense;
   const bool use_sparse = linear_solver != SapLinearSolver::kDense;
-  std::unique_ptr<SparseHessian> sparse;
-  std::unique_ptr<BlockSparseHessian> block_sparse;
-  if (linear_solver == SapLinearSolver::kSparse) sparse = std::make_unique<SparseHessian>(problem);
-  if (linear_solver == SapLinearSolver::kBlockSparse) block_sparse = std::make_unique<BlockSparseHessian>(problem);
-  const Eigen::MatrixXd A_dense = use_sparse ? Eigen::MatrixXd() : problem.dense_A();
+  w.cholmod.reset();
+  if (linear_solver == SapLinearSolver::kSparse) {
+    w.cholmod = std::make_unique<SparseHessian>(problem);
+  } else if (linear_solver == SapLinearSolver::kBlockSparse) {
+    // The pattern: one node per tree, one edge per pair of trees sharing a constraint. The
+    // symbolic analysis is skipped when the pattern is the previous solve's.
+    w.block_sizes.resize(problem.num_trees());
+    for (int t = 0; t < problem.num_trees(); ++t) w.block_sizes[t] = problem.tree_size(t);
+    w.edges.clear();
+    for (int i = 0; i < problem.num_constraints(); ++i) {
+      const SapConstraint& c = problem.constraint(i);
+      if (c.num_trees() == 2) w.edges.emplace_back(c.tree(0), c.tree(1));
+    }
+    w.chol.analyze(w.block_sizes, w.edges);
+    locate_targets(problem, /*dense=*/false, w);
+  } else {
+    w.H.resize(nv, nv);
+    locate_targets(problem, /*dense=*/true, w);
+  }
 
-  SapSolverResults res;
+  res.status = SapSolverStatus::kSuccess;
+  res.iterations = 0;
+  res.line_search_iterations = 0;
+  res.cost_history.clear();
+  res.alpha_history.clear();
+  res.momentum_error_history.clear();
   res.used_sparse = use_sparse;
-  Eigen::VectorXd v = v_guess;
-  Evaluation e;
-  double previous_cost = 0.0;
+  w.v = v_guess;
+  double previous_cost = 0.0, last_alpha = 0.0;
   for (int iter = 0;; ++iter) {
-    evaluate(problem, v, /*with_G=*/true, e);
-    if (prm.record_history) res.cost_history.push_back(e.cost);
+    evaluate(problem, /*with_G=*/true, w);
+    if (prm.record_history) res.cost_history.push_back(w.cost);
     // Eq. 26: ‖D̃∇ℓ‖ < ε_a + ε_r max(‖D̃p‖, ‖D̃j_c‖).
-    const double grad_norm = D.cwiseProduct(e.grad).norm();
-    const double scale = std::max(D.cwiseProduct(e.p).norm(), D.cwiseProduct(e.jc).norm());
+    const double grad_norm = w.D.cwiseProduct(w.grad).norm();
+    const double scale = std::max(w.D.cwiseProduct(w.p).norm(), w.D.cwiseProduct(w.jc).norm());
     res.gradient_norm = grad_norm;
     res.momentum_error = scale > 0.0 ? grad_norm / scale : 0.0;
     res.iterations = iter;
-    res.cost = e.cost;
+    res.cost = w.cost;
     if (prm.record_history) res.momentum_error_history.push_back(res.momentum_error);
     if (grad_norm < prm.abs_tolerance + prm.rel_tolerance * scale) {
       res.status = SapSolverStatus::kSuccess;
       break;
     }
-    if (iter > 0 && prm.cost_rel_tolerance > 0.0 && !res.alpha_history.empty() && res.alpha_history.back() > 0.5 &&
-        std::abs(previous_cost - e.cost) < prm.cost_abs_tolerance + prm.cost_rel_tolerance * e.cost) {
+    if (iter > 0 && prm.cost_rel_tolerance > 0.0 && last_alpha > 0.5 &&
+        std::abs(previous_cost - w.cost) < prm.cost_abs_tolerance + prm.cost_rel_tolerance * w.cost) {
       res.status = SapSolverStatus::kSuccess;
       break;
     }
@@ -272,53 +384,59 @@ SapSolverResults SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Ei
       break;
     }
     // Newton direction H Δv = −∇ℓ, H = A + Jᵀ G J.
-    Eigen::VectorXd dv;
-    if (block_sparse) {
-      if (!block_sparse->factorize(e.G)) {
+    w.dv = -w.grad;
+    if (linear_solver == SapLinearSolver::kBlockSparse) {
+      w.chol.set_zero();
+      for (int t = 0; t < problem.num_trees(); ++t) w.chol.diagonal_block(t) = problem.A(t);
+      assemble_constraint_hessians(problem, w);
+      if (!w.chol.factorize()) {
         res.status = SapSolverStatus::kLinearSolverFailure;
         break;
       }
-      dv = -block_sparse->solve(e.grad);
-    } else if (sparse) {
-      if (!sparse->factorize(e.G)) {
+      w.chol.solve_in_place(w.dv);
+    } else if (linear_solver == SapLinearSolver::kSparse) {
+      if (!w.cholmod->factorize(problem, w.G, w.G_offset)) {
         res.status = SapSolverStatus::kLinearSolverFailure;
         break;
       }
-      dv = -sparse->solve(e.grad);
+      w.dv = -w.cholmod->solve(w.grad);
     } else {
-      Eigen::MatrixXd H = A_dense;
-      add_constraint_hessians(problem, e.G, H);
-      Eigen::LLT<Eigen::MatrixXd> llt(H);
-      if (llt.info() != Eigen::Success) {
+      w.H.setZero();
+      for (int t = 0; t < problem.num_trees(); ++t) {
+        const int s = problem.tree_start(t), n = problem.tree_size(t);
+        w.H.block(s, s, n, n) = problem.A(t);
+      }
+      assemble_constraint_hessians(problem, w);
+      w.llt.compute(w.H);  // reads the lower triangle
+      if (w.llt.info() != Eigen::Success) {
         res.status = SapSolverStatus::kLinearSolverFailure;
         break;
       }
-      dv = -llt.solve(e.grad);
+      w.llt.solveInPlace(w.dv);
     }
-    if (!dv.allFinite()) {
+    if (!w.dv.allFinite()) {
       res.status = SapSolverStatus::kLinearSolverFailure;
       break;
     }
-    const SapLineSearchFunction f(problem, v, e.vc, dv);
+    w.line.reset(problem, w.v, w.vc, w.dv);
     const LineSearchOutcome ls =
         prm.line_search == SapLineSearch::kExact
-            ? exact_line_search(f, prm.exact_alpha_max, prm.exact_f_tolerance, prm.exact_max_iterations)
-            : backtracking_line_search(f, prm.armijo_alpha_max, prm.armijo_rho, prm.armijo_c,
+            ? exact_line_search(w.line, prm.exact_alpha_max, prm.exact_f_tolerance, prm.exact_max_iterations)
+            : backtracking_line_search(w.line, prm.armijo_alpha_max, prm.armijo_rho, prm.armijo_c,
                                        prm.backtracking_max_iterations);
     res.line_search_iterations += ls.iterations;
     if (!ls.descent) {
       res.status = SapSolverStatus::kLineSearchFailure;
       break;
     }
-    res.alpha_history.push_back(ls.alpha);
-    previous_cost = e.cost;
-    v += ls.alpha * dv;
+    if (prm.record_history) res.alpha_history.push_back(ls.alpha);
+    last_alpha = ls.alpha;
+    previous_cost = w.cost;
+    w.v += ls.alpha * w.dv;
   }
-  if (!prm.record_history) res.alpha_history.clear();
-  res.v = v;
-  res.vc = e.vc;
-  res.gamma = e.gamma;
-  return res;
+  res.v = w.v;
+  res.vc = w.vc;
+  res.gamma = w.gamma;
 }
 
 }  // namespace coulomb::solvers::sap

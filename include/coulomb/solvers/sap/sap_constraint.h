@@ -39,14 +39,28 @@ class SapConstraint {
   virtual double calc(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,
                       Eigen::Ref<Eigen::MatrixXd>* G) const = 0;
 
+  /// The line-search kernel: γ = P(y(v_c)) into `gamma` and the cost ℓ(v_c) as calc() does,
+  /// and, when `curvature` is non-null, Δv_cᵀ G(v_c) Δv_c into *curvature (Δv_c: num_rows) — the
+  /// constraint's part of ℓ''(α) (Castro et al. §IV-C). The default forms G with calc();
+  /// constraints override it to skip G.
+  virtual double calc_along(const Eigen::Ref<const Eigen::VectorXd>& vc, const Eigen::Ref<const Eigen::VectorXd>& dvc,
+                            Eigen::Ref<Eigen::VectorXd> gamma, double* curvature) const;
+
   /// Regularization R (num_rows, diagonal) and bias velocity v̂ (num_rows) after prepare().
   const Eigen::VectorXd& R() const { return R_; }
   const Eigen::VectorXd& v_hat() const { return v_hat_; }
 
  protected:
+  /// Replaces the trees and Jacobian blocks (same row count), with the constructor's checks;
+  /// reuses the blocks' storage. For constraints recycled from step to step.
+  void set_jacobians(int first_tree, const Eigen::Ref<const Eigen::MatrixXd>& J_first, int second_tree,
+                     const Eigen::Ref<const Eigen::MatrixXd>& J_second);
+
   Eigen::VectorXd R_, v_hat_;
 
  private:
+  void check() const;
+
   int num_rows_ = 0;
   int first_tree_ = 0, second_tree_ = -1;
   Eigen::MatrixXd J_first_, J_second_;

@@ -40,6 +40,11 @@ class SapFrictionConeConstraint : public SapConstraint {
   SapFrictionConeConstraint(const FrictionConeParameters& parameters, int first_tree, Eigen::MatrixXd J_first,
                             int second_tree = -1, Eigen::MatrixXd J_second = Eigen::MatrixXd());
 
+  /// Re-initializes a recycled constraint with new parameters and Jacobian blocks (the
+  /// constructor's checks; the blocks' storage is reused).
+  void reset(const FrictionConeParameters& parameters, int first_tree, const Eigen::Ref<const Eigen::MatrixXd>& J_first,
+             int second_tree = -1, const Eigen::Ref<const Eigen::MatrixXd>& J_second = Eigen::MatrixXd());
+
   const FrictionConeParameters& parameters() const { return parameters_; }
 
   /// Eq. 29–31: w = delassus_scalar(W_ii), R_n = max(β²w/(4π²), 1/(δt k (δt + τ_d))),
@@ -47,8 +52,13 @@ class SapFrictionConeConstraint : public SapConstraint {
   void prepare(double time_step, const Eigen::Ref<const Eigen::MatrixXd>& W_ii) override;
   double calc(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,
               Eigen::Ref<Eigen::MatrixXd>* G) const override;
+  /// Δv_cᵀ G Δv_c in closed form, without forming G.
+  double calc_along(const Eigen::Ref<const Eigen::VectorXd>& vc, const Eigen::Ref<const Eigen::VectorXd>& dvc,
+                    Eigen::Ref<Eigen::VectorXd> gamma, double* curvature) const override;
 
  private:
+  static void check(const FrictionConeParameters& p);
+
   FrictionConeParameters parameters_;
 };
 

@@ -18,9 +18,15 @@ namespace coulomb::solvers::sap {
 ///   ℓ''(α) = ΔvᵀΔp + Δv_cᵀ G(α) Δv_c.
 class SapLineSearchFunction {
  public:
+  /// An empty function; call reset() before use.
+  SapLineSearchFunction() = default;
   /// v, Δv: n_v; vc = J v: num_rows. Keeps references to `problem` only.
   SapLineSearchFunction(const SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v,
                         const Eigen::Ref<const Eigen::VectorXd>& vc, const Eigen::Ref<const Eigen::VectorXd>& dv);
+  /// Re-targets the function to a new line; reuses its buffers (no allocation when the sizes
+  /// have not grown).
+  void reset(const SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v,
+             const Eigen::Ref<const Eigen::VectorXd>& vc, const Eigen::Ref<const Eigen::VectorXd>& dv);
 
   /// ℓ(α) [J].
   double cost(double alpha) const;
@@ -28,11 +34,10 @@ class SapLineSearchFunction {
   double derivative(double alpha, double* second = nullptr) const;
 
  private:
-  const SapProblem& problem_;
-  Eigen::VectorXd vc_, dvc_;
+  const SapProblem* problem_ = nullptr;
+  Eigen::VectorXd vc_, dvc_, dv_minus_, dp_, a_dv_minus_;
   double cost_A0_ = 0.0, r0_ = 0.0, dv_dp_ = 0.0;
-  mutable Eigen::VectorXd gamma_, vc_alpha_, Gd_;
-  mutable Eigen::MatrixXd G_;
+  mutable Eigen::VectorXd gamma_, vc_alpha_;
 };
 
 struct LineSearchOutcome {

@@ -19,10 +19,20 @@ class SapProblem {
   /// velocities; `time_step` δt [s] > 0. Throws std::invalid_argument on non-square or
   /// non-finite blocks, a size mismatch or δt ≤ 0.
   SapProblem(double time_step, std::vector<Eigen::MatrixXd> A_blocks, Eigen::VectorXd v_star);
+  /// An empty problem (no trees); call reset() before use.
+  SapProblem() = default;
+
+  /// Re-initializes the problem in place with new data and no constraints, with the checks of
+  /// the constructor. Reuses its storage: a simulator keeps one SapProblem and resets it every
+  /// step without allocating once the sizes have settled.
+  void reset(double time_step, const std::vector<Eigen::MatrixXd>& A_blocks, const Eigen::Ref<const Eigen::VectorXd>& v_star);
 
   /// Adds a constraint. Throws std::invalid_argument if it names a tree out of range or its
   /// Jacobian blocks do not have n_t columns. Returns its index.
   int add_constraint(std::unique_ptr<SapConstraint> constraint);
+  /// Adds a constraint owned by the caller, which keeps it alive (and unchanged) while the
+  /// problem is used; same checks.
+  int add_constraint(SapConstraint* constraint);
 
   double time_step() const { return time_step_; }
   int nv() const { return static_cast<int>(v_star_.size()); }
@@ -50,11 +60,15 @@ class SapProblem {
   Eigen::MatrixXd dense_A() const;
 
  private:
-  double time_step_;
+  void check_and_index_trees();
+  void check_constraint(const SapConstraint& c) const;
+
+  double time_step_ = 1.0;
   std::vector<Eigen::MatrixXd> A_;
   std::vector<int> tree_start_;
   Eigen::VectorXd v_star_;
-  std::vector<std::unique_ptr<SapConstraint>> constraints_;
+  std::vector<SapConstraint*> constraints_;
+  std::vector<std::unique_ptr<SapConstraint>> owned_;
   std::vector<int> row_start_;
   int num_rows_ = 0;
 };

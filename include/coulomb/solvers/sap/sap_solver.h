@@ -2,6 +2,7 @@
 // backtracking) line search (Castro et al. §IV, Algorithm 2; digest ../shared/digests/sap.md §3).
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include <Eigen/Core>
@@ -66,9 +67,19 @@ struct SapSolverResults {
   bool used_sparse = false;  ///< a sparse path (CHOLMOD or block-sparse) solved the Newton systems
 };
 
+/// Solver buffers kept between solves (defined in sap_solver.cc).
+struct SapSolverWorkspace;
+
 class SapSolver {
  public:
   explicit SapSolver(SapSolverParameters parameters = {});
+  ~SapSolver();
+  /// Copies share the parameters, not the buffers.
+  SapSolver(const SapSolver& other);
+  SapSolver& operator=(const SapSolver& other);
+  SapSolver(SapSolver&&) noexcept;
+  SapSolver& operator=(SapSolver&&) noexcept;
+
   const SapSolverParameters& parameters() const { return parameters_; }
 
   /// Prepares every constraint of `problem` (R, v̂ from δt and the Delassus estimate
@@ -76,10 +87,18 @@ class SapSolver {
   /// previous step's velocities). Never returns NaN: on failure the status says why and v is
   /// the last finite iterate. Throws std::invalid_argument if v_guess has the wrong size or is
   /// not finite.
+  ///
+  /// The solver keeps its buffers (the Hessian, its factorization and symbolic analysis, the
+  /// line-search data) from one solve to the next, so repeated solves of problems of the same
+  /// size do not allocate apart from the results' vectors. Hence one SapSolver must not be used
+  /// by two threads at once.
   SapSolverResults solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v_guess) const;
+  /// As solve(), writing into `results` (reusing its vectors' storage).
+  void solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v_guess, SapSolverResults& results) const;
 
  private:
   SapSolverParameters parameters_;
+  mutable std::unique_ptr<SapSolverWorkspace> workspace_;
 };
 
 }  // namespace coulomb::solvers::sap
