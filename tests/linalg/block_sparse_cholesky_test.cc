@@ -66,6 +66,60 @@ TEST(BlockSparseCholeskyTest, MatchesDenseOnManyPatterns) {
   }
 }
 
+// analyze() keeps its symbolic factorization when called again with the same pattern (edges in
+// another order, reversed or repeated) and redoes it for a different one; storage() writes the
+// same blocks add_block() does.
+TEST(BlockSparseCholeskyTest, ReanalysisAndDirectStorage) {
+  std::mt19937 rng(102);
+  std::normal_distribution<double> N(0.0, 1.0);
+  const std::vector<int> sizes = {6, 6, 6, 6, 18};
+  const std::vector<std::pair<int, int>> edges = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {4, 2}};
+  const std::vector<std::pair<int, int>> same = {{2, 4}, {0, 3}, {2, 1}, {1, 0}, {3, 2}, {0, 1}};
+  const std::vector<std::pair<int, int>> fewer = {{0, 1}, {1, 2}};
+  BlockSparseCholesky chol;
+  for (const auto* pattern : {&edges, &same, &fewer, &edges}) {
+    chol.analyze(sizes, *pattern);
+    chol.set_zero();
+    Eigen::MatrixXd H_expected = Eigen::MatrixXd::Zero(chol.size(), chol.size());
+    for (int t = 0; t < 5; ++t) {
+      Eigen::MatrixXd B(sizes[t] + 1, sizes[t]);
+      for (int i = 0; i < B.rows(); ++i)
+        for (int j = 0; j < B.cols(); ++j) B(i, j) = N(rng);
+      const Eigen::MatrixXd D = B.transpose() * B + Eigen::MatrixXd::Identity(sizes[t], sizes[t]);
+      const BlockSparseCholesky::BlockStorage st = chol.storage(t, t);
+      ASSERT_EQ(st.rows, sizes[t]);
+      Eigen::Map<Eigen::MatrixXd>(st.data, st.rows, st.cols) += D;
+      H_expected.block(chol.offset(t), chol.offset(t), sizes[t], sizes[t]) += D;
+    }
+    for (const auto& [s, t] : *pattern) {
+      Eigen::MatrixXd Js(2, sizes[s]), Jt(2, sizes[t]);
+      for (int i = 0; i < 2; ++i) {
+        for (int j = 0; j < sizes[s]; ++j) Js(i, j) = N(rng);
+        for (int j = 0; j < sizes[t]; ++j) Jt(i, j) = N(rng);
+      }
+      chol.add_block(s, s, Js.transpose() * Js);
+      chol.add_block(t, t, Jt.transpose() * Jt);
+      const Eigen::MatrixXd C = Js.transpose() * Jt;  // block (s, t)
+      const BlockSparseCholesky::BlockStorage st = chol.storage(s, t);
+      Eigen::Map<Eigen::MatrixXd> M(st.data, st.rows, st.cols);
+      if (st.transposed) M += C.transpose();
+      else M += C;
+      H_expected.block(chol.offset(s), chol.offset(s), sizes[s], sizes[s]) += Js.transpose() * Js;
+      H_expected.block(chol.offset(t), chol.offset(t), sizes[t], sizes[t]) += Jt.transpose() * Jt;
+      H_expected.block(chol.offset(s), chol.offset(t), sizes[s], sizes[t]) += C;
+      H_expected.block(chol.offset(t), chol.offset(s), sizes[t], sizes[s]) += C.transpose();
+    }
+    EXPECT_LT((chol.dense() - H_expected).norm(), 1e-12 * H_expected.norm());
+    ASSERT_TRUE(chol.factorize());
+    Eigen::VectorXd b(chol.size());
+    for (int i = 0; i < b.size(); ++i) b[i] = N(rng);
+    Eigen::VectorXd x = b;
+    chol.solve_in_place(x);
+    EXPECT_LT((H_expected * x - b).norm(), 1e-10 * b.norm() * H_expected.norm());
+  }
+  EXPECT_THROW(chol.storage(3, 4), std::out_of_range);  // not an edge of the last pattern
+}
+
 TEST(BlockSparseCholeskyTest, RejectsIndefiniteAndBadPatterns) {
   BlockSparseCholesky chol;
   EXPECT_THROW(chol.analyze({3, 0}, {}), std::invalid_argument);

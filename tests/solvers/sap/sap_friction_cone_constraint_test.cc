@@ -221,5 +221,61 @@ TEST(FrictionConeTest, ConstraintCalcEqualsReferenceFunctions) {
   EXPECT_GT(regions[2], 100);
 }
 
+// The line-search kernel: the closed-form Δv_cᵀ G Δv_c of calc_along equals the quadratic form
+// of calc()'s G, with the same γ and ℓ, in all three regions; so does the base class's default
+// (exercised through a constraint type that does not override it, as a reference).
+TEST(FrictionConeTest, CalcAlongCurvatureEqualsQuadraticFormOfG) {
+  std::mt19937 rng(74);
+  std::normal_distribution<double> N(0.0, 1.0);
+  for (int trial = 0; trial < 3000; ++trial) {
+    FrictionConeParameters p{std::abs(N(rng)), 1e5, 0.01, 1e-3 * N(rng), {}};
+    SapFrictionConeConstraint c(p, 0, Eigen::MatrixXd::Identity(3, 3));
+    c.prepare(0.01, Eigen::Matrix3d::Identity() * (0.1 + std::abs(N(rng))));
+    const Eigen::Vector3d y_sample(N(rng), N(rng), N(rng));
+    const Eigen::VectorXd vc = c.v_hat() - c.R().cwiseProduct(y_sample);
+    const Eigen::VectorXd dvc = Eigen::Vector3d(N(rng), N(rng), N(rng));
+    Eigen::VectorXd gamma(3), gamma_along(3);
+    Eigen::MatrixXd G(3, 3);
+    Eigen::Ref<Eigen::MatrixXd> G_ref(G);
+    const double ell = c.calc(vc, gamma, &G_ref);
+    double curvature = -1.0;
+    const double ell_along = c.calc_along(vc, dvc, gamma_along, &curvature);
+    const double expected = dvc.dot(G * dvc);
+    EXPECT_NEAR(curvature, expected, 1e-11 * (1.0 + std::abs(expected)));
+    EXPECT_NEAR(ell_along, ell, 1e-13 * (1.0 + std::abs(ell)));
+    EXPECT_LT((gamma_along - gamma).norm(), 1e-13 * (1.0 + gamma.norm()));
+    // The base-class default (G formed by calc) gives the same number.
+    const double base = c.SapConstraint::calc_along(vc, dvc, gamma_along, &curvature);
+    EXPECT_NEAR(curvature, expected, 1e-11 * (1.0 + std::abs(expected)));
+    EXPECT_NEAR(base, ell, 1e-13 * (1.0 + std::abs(ell)));
+  }
+}
+
+// A recycled constraint (reset) behaves as a freshly constructed one and keeps the checks.
+TEST(FrictionConeTest, ResetEqualsConstruction) {
+  FrictionConeParameters p{0.7, 1e6, 0.01, -1e-3, {}};
+  Eigen::MatrixXd J0(3, 6), J1(3, 4);
+  J0.setRandom();
+  J1.setRandom();
+  SapFrictionConeConstraint fresh(p, 2, J0, 5, J1);
+  SapFrictionConeConstraint recycled(FrictionConeParameters{}, 0, Eigen::MatrixXd::Identity(3, 3));
+  recycled.reset(p, 2, J0, 5, J1);
+  EXPECT_EQ(recycled.num_trees(), 2);
+  EXPECT_EQ(recycled.tree(1), 5);
+  EXPECT_EQ(recycled.jacobian(0), J0);
+  EXPECT_EQ(recycled.jacobian(1), J1);
+  fresh.prepare(0.01, Eigen::Matrix3d::Identity());
+  recycled.prepare(0.01, Eigen::Matrix3d::Identity());
+  EXPECT_EQ(fresh.R(), recycled.R());
+  EXPECT_EQ(fresh.v_hat(), recycled.v_hat());
+  recycled.reset(p, 1, J0);
+  EXPECT_EQ(recycled.num_trees(), 1);
+  FrictionConeParameters bad = p;
+  bad.mu = -0.1;
+  EXPECT_THROW(recycled.reset(bad, 1, J0), std::invalid_argument);
+  EXPECT_THROW(recycled.reset(p, 1, J0, 1, J0), std::invalid_argument);  // same tree twice
+  EXPECT_THROW(recycled.reset(p, 1, Eigen::MatrixXd::Ones(2, 6)), std::invalid_argument);  // 2 rows
+}
+
 }  // namespace
 }  // namespace coulomb::solvers::sap
