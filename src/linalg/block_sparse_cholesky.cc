@@ -166,9 +166,14 @@ BlockSparseCholesky::BlockStorage BlockSparseCholesky::storage(int s, int t) {
 
 namespace {
 
-// In-place Cholesky of the lower triangle of the n × n column-major matrix a (leading dimension
-// n): a = L Lᵀ with L overwriting the lower triangle. Returns false if a pivot is not positive.
+// Small dense kernels on column-major blocks. Each is a template on a compile-time size N: N > 0
+// fixes every dimension to N (free bodies: N = 6, fully unrolled), N = 0 takes them at run time.
+
+// In-place Cholesky of the lower triangle of the n × n matrix a (leading dimension n): a = L Lᵀ
+// with L overwriting the lower triangle. Returns false if a pivot is not positive.
+template <int N>
 bool small_cholesky_in_place(double* a, int n) {
+  if constexpr (N > 0) n = N;
   for (int j = 0; j < n; ++j) {
     double* cj = a + static_cast<ptrdiff_t>(j) * n;
     double d = cj[j];
@@ -194,7 +199,9 @@ bool small_cholesky_in_place(double* a, int n) {
 
 // B (m × n, leading dimension m) ← B L^{-T} for the n × n lower-triangular L (leading
 // dimension n): column j of X is (B(:, j) − Σ_{k<j} X(:, k) L(j, k)) / L(j, j).
+template <int N>
 void solve_right_lower_transpose(const double* L, int n, double* B, int m) {
+  if constexpr (N > 0) n = m = N;
   for (int j = 0; j < n; ++j) {
     double* xj = B + static_cast<ptrdiff_t>(j) * m;
     for (int k = 0; k < j; ++k) {
@@ -208,7 +215,9 @@ void solve_right_lower_transpose(const double* L, int n, double* B, int m) {
 }
 
 // Lower triangle of D (m × m) −= X Xᵀ, X m × p.
+template <int N>
 void subtract_syrk_lower(const double* X, int m, int p, double* D) {
+  if constexpr (N > 0) m = p = N;
   for (int k = 0; k < p; ++k) {
     const double* xk = X + static_cast<ptrdiff_t>(k) * m;
     for (int b = 0; b < m; ++b) {
@@ -220,7 +229,9 @@ void subtract_syrk_lower(const double* X, int m, int p, double* D) {
 }
 
 // C (m × q) −= X Yᵀ, X m × p, Y q × p.
+template <int N>
 void subtract_gemm_nt(const double* X, int m, const double* Y, int q, int p, double* C) {
+  if constexpr (N > 0) m = q = p = N;
   for (int k = 0; k < p; ++k) {
     const double* xk = X + static_cast<ptrdiff_t>(k) * m;
     const double* yk = Y + static_cast<ptrdiff_t>(k) * q;
@@ -229,6 +240,51 @@ void subtract_gemm_nt(const double* X, int m, const double* Y, int q, int p, dou
       double* cj = C + static_cast<ptrdiff_t>(j) * m;
       for (int i = 0; i < m; ++i) cj[i] -= xk[i] * y;
     }
+  }
+}
+
+// Forward substitution L y = b in place (L n × n lower, leading dimension n).
+template <int N>
+void solve_lower(const double* L, int n, double* y) {
+  if constexpr (N > 0) n = N;
+  for (int j = 0; j < n; ++j) {
+    const double* lj = L + static_cast<ptrdiff_t>(j) * n;
+    const double yj = y[j] / lj[j];
+    y[j] = yj;
+    for (int i = j + 1; i < n; ++i) y[i] -= lj[i] * yj;
+  }
+}
+
+// Back substitution Lᵀ x = y in place.
+template <int N>
+void solve_lower_transpose(const double* L, int n, double* y) {
+  if constexpr (N > 0) n = N;
+  for (int j = n - 1; j >= 0; --j) {
+    const double* lj = L + static_cast<ptrdiff_t>(j) * n;
+    double x = y[j];
+    for (int i = j + 1; i < n; ++i) x -= lj[i] * y[i];
+    y[j] = x / lj[j];
+  }
+}
+
+// y_i −= B y_k (B m × p) and its transpose y_k −= Bᵀ y_i.
+template <int N>
+void subtract_gemv(const double* B, int m, int p, const double* x, double* y) {
+  if constexpr (N > 0) m = p = N;
+  for (int k = 0; k < p; ++k) {
+    const double* bk = B + static_cast<ptrdiff_t>(k) * m;
+    const double xk = x[k];
+    for (int i = 0; i < m; ++i) y[i] -= bk[i] * xk;
+  }
+}
+template <int N>
+void subtract_gemv_transpose(const double* B, int m, int p, const double* x, double* y) {
+  if constexpr (N > 0) m = p = N;
+  for (int k = 0; k < p; ++k) {
+    const double* bk = B + static_cast<ptrdiff_t>(k) * m;
+    double acc = 0.0;
+    for (int i = 0; i < m; ++i) acc += bk[i] * x[i];
+    y[k] -= acc;
   }
 }
 
@@ -243,18 +299,21 @@ bool BlockSparseCholesky::factorize() {
     Eigen::MatrixXd& D = diag_[k];
     const int nk = static_cast<int>(D.rows());
     // Only the lower triangle is the matrix; the factor L_kk overwrites it.
-    if (nk <= kSmallBlock) {
-      if (!small_cholesky_in_place(D.data(), nk)) return false;
+    if (nk == 6) {
+      if (!small_cholesky_in_place<6>(D.data(), nk)) return false;
+    } else if (nk <= kSmallBlock) {
+      if (!small_cholesky_in_place<0>(D.data(), nk)) return false;
     } else {
       Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(D);
       if (llt.info() != Eigen::Success) return false;
     }
     // L_ik = B_ik L_kk^{-T}: solve X L_kkᵀ = B in place (L_kkᵀ is upper triangular).
-    const auto Lt = D.transpose().triangularView<Eigen::Upper>();
     for (const Lower& l : lower_[k]) {
       Eigen::MatrixXd& B = off_[l.block];
-      if (nk <= kSmallBlock) solve_right_lower_transpose(D.data(), nk, B.data(), static_cast<int>(B.rows()));
-      else Lt.solveInPlace<Eigen::OnTheRight>(B);
+      const int ni = static_cast<int>(B.rows());
+      if (nk == 6 && ni == 6) solve_right_lower_transpose<6>(D.data(), nk, B.data(), ni);
+      else if (nk <= kSmallBlock) solve_right_lower_transpose<0>(D.data(), nk, B.data(), ni);
+      else D.transpose().triangularView<Eigen::Upper>().solveInPlace<Eigen::OnTheRight>(B);
     }
     // Schur complement updates of the later blocks: D_i −= L_ik L_ikᵀ (lower triangle),
     // B_ij −= L_ik L_jkᵀ. Plain loops for small blocks (Eigen's blocked kernels cost more than
@@ -264,13 +323,15 @@ bool BlockSparseCholesky::factorize() {
       const Eigen::MatrixXd& Li = off_[li.block];
       const int ni = static_cast<int>(Li.rows());
       const bool small = ni <= kSmallBlock && nk <= kSmallBlock;
-      if (small) subtract_syrk_lower(Li.data(), ni, nk, diag_[li.position].data());
+      if (ni == 6 && nk == 6) subtract_syrk_lower<6>(Li.data(), ni, nk, diag_[li.position].data());
+      else if (small) subtract_syrk_lower<0>(Li.data(), ni, nk, diag_[li.position].data());
       else diag_[li.position].triangularView<Eigen::Lower>() -= Li * Li.transpose();
       for (size_t b = 0; b < a; ++b) {
         const Eigen::MatrixXd& Lj = off_[lower_[k][b].block];
         Eigen::MatrixXd& C = off_[update_target_[u++]];
-        if (small && Lj.rows() <= kSmallBlock)
-          subtract_gemm_nt(Li.data(), ni, Lj.data(), static_cast<int>(Lj.rows()), nk, C.data());
+        const int nj = static_cast<int>(Lj.rows());
+        if (ni == 6 && nj == 6 && nk == 6) subtract_gemm_nt<6>(Li.data(), ni, Lj.data(), nj, nk, C.data());
+        else if (small && nj <= kSmallBlock) subtract_gemm_nt<0>(Li.data(), ni, Lj.data(), nj, nk, C.data());
         else C.noalias() -= Li * Lj.transpose();
       }
     }
@@ -280,21 +341,37 @@ bool BlockSparseCholesky::factorize() {
 
 void BlockSparseCholesky::solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const {
   const int T = num_blocks();
-  auto y = [&](int k) { return permuted_.segment(permuted_offset_[k], sizes_[order_[k]]); };
-  for (int k = 0; k < T; ++k) y(k) = x.segment(offsets_[order_[k]], sizes_[order_[k]]);
+  double* y = permuted_.data();
+  for (int k = 0; k < T; ++k)
+    permuted_.segment(permuted_offset_[k], sizes_[order_[k]]) = x.segment(offsets_[order_[k]], sizes_[order_[k]]);
   // Forward: L y = b.
   for (int k = 0; k < T; ++k) {
-    auto yk = y(k);
-    diag_[k].triangularView<Eigen::Lower>().solveInPlace(yk);
-    for (const Lower& l : lower_[k]) y(l.position).noalias() -= off_[l.block] * yk;
+    const int nk = sizes_[order_[k]];
+    double* yk = y + permuted_offset_[k];
+    if (nk == 6) solve_lower<6>(diag_[k].data(), nk, yk);
+    else solve_lower<0>(diag_[k].data(), nk, yk);
+    for (const Lower& l : lower_[k]) {
+      const Eigen::MatrixXd& B = off_[l.block];
+      double* yi = y + permuted_offset_[l.position];
+      if (nk == 6 && B.rows() == 6) subtract_gemv<6>(B.data(), 6, 6, yk, yi);
+      else subtract_gemv<0>(B.data(), static_cast<int>(B.rows()), nk, yk, yi);
+    }
   }
   // Backward: Lᵀ x = y.
   for (int k = T - 1; k >= 0; --k) {
-    auto yk = y(k);
-    for (const Lower& l : lower_[k]) yk.noalias() -= off_[l.block].transpose() * y(l.position);
-    diag_[k].transpose().triangularView<Eigen::Upper>().solveInPlace(yk);
+    const int nk = sizes_[order_[k]];
+    double* yk = y + permuted_offset_[k];
+    for (const Lower& l : lower_[k]) {
+      const Eigen::MatrixXd& B = off_[l.block];
+      const double* yi = y + permuted_offset_[l.position];
+      if (nk == 6 && B.rows() == 6) subtract_gemv_transpose<6>(B.data(), 6, 6, yi, yk);
+      else subtract_gemv_transpose<0>(B.data(), static_cast<int>(B.rows()), nk, yi, yk);
+    }
+    if (nk == 6) solve_lower_transpose<6>(diag_[k].data(), nk, yk);
+    else solve_lower_transpose<0>(diag_[k].data(), nk, yk);
   }
-  for (int k = 0; k < T; ++k) x.segment(offsets_[order_[k]], sizes_[order_[k]]) = y(k);
+  for (int k = 0; k < T; ++k)
+    x.segment(offsets_[order_[k]], sizes_[order_[k]]) = permuted_.segment(permuted_offset_[k], sizes_[order_[k]]);
 }
 
 Eigen::MatrixXd BlockSparseCholesky::dense() const {

@@ -51,6 +51,7 @@ TEST(BlockSparseCholeskyTest, MatchesDenseOnManyPatterns) {
   check_pattern(rng, {6, 6, 6, 6}, {{0, 1}, {1, 2}, {2, 3}});         // chain (a stack)
   check_pattern(rng, {18, 6, 6, 6, 6}, {{0, 1}, {0, 2}, {0, 3}, {0, 4}});  // star (robot + objects)
   check_pattern(rng, {6, 6, 6, 6}, {{0, 1}, {1, 2}, {2, 3}, {3, 0}});  // cycle: needs fill-in
+  check_pattern(rng, {40, 6, 36, 6}, {{0, 1}, {0, 2}, {2, 3}, {1, 2}});  // blocks above the small-kernel size
   std::uniform_int_distribution<int> size(1, 9);
   for (int trial = 0; trial < 20; ++trial) {
     const int T = 5 + trial * 3;

@@ -14,6 +14,15 @@ SapLineSearchFunction::SapLineSearchFunction(const SapProblem& problem, const Ei
 
 void SapLineSearchFunction::reset(const SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v,
                                   const Eigen::Ref<const Eigen::VectorXd>& vc, const Eigen::Ref<const Eigen::VectorXd>& dv) {
+  dv_minus_ = v - problem.v_star();
+  a_dv_minus_.resize(problem.nv());
+  problem.multiply_A(dv_minus_, a_dv_minus_);
+  reset(problem, dv_minus_, a_dv_minus_, vc, dv);
+}
+
+void SapLineSearchFunction::reset(const SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& dv_minus,
+                                  const Eigen::Ref<const Eigen::VectorXd>& A_dv_minus,
+                                  const Eigen::Ref<const Eigen::VectorXd>& vc, const Eigen::Ref<const Eigen::VectorXd>& dv) {
   problem_ = &problem;
   const int m = problem.num_rows(), nv = problem.nv();
   vc_ = vc;
@@ -21,13 +30,10 @@ void SapLineSearchFunction::reset(const SapProblem& problem, const Eigen::Ref<co
   gamma_.resize(m);
   vc_alpha_.resize(m);
   dp_.resize(nv);
-  a_dv_minus_.resize(nv);
   problem.multiply_J(dv, dvc_);
-  dv_minus_ = v - problem.v_star();
   problem.multiply_A(dv, dp_);
-  problem.multiply_A(dv_minus_, a_dv_minus_);
-  cost_A0_ = 0.5 * dv_minus_.dot(a_dv_minus_);
-  r0_ = dp_.dot(dv_minus_);
+  cost_A0_ = 0.5 * dv_minus.dot(A_dv_minus);
+  r0_ = dv.dot(A_dv_minus);  // Δpᵀ(v − v*) with A symmetric
   dv_dp_ = dv.dot(dp_);
 }
 

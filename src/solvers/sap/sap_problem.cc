@@ -69,8 +69,13 @@ int SapProblem::add_constraint(SapConstraint* c) {
 }
 
 void SapProblem::multiply_A(const Eigen::Ref<const Eigen::VectorXd>& x, Eigen::Ref<Eigen::VectorXd> y) const {
-  for (int t = 0; t < num_trees(); ++t)
-    y.segment(tree_start_[t], tree_size(t)).noalias() = A_[t] * x.segment(tree_start_[t], tree_size(t));
+  for (int t = 0; t < num_trees(); ++t) {
+    const int s = tree_start_[t];
+    if (A_[t].rows() == 6)  // free bodies: fixed size
+      y.segment<6>(s).noalias() = Eigen::Map<const Eigen::Matrix<double, 6, 6>>(A_[t].data()) * x.segment<6>(s);
+    else
+      y.segment(s, tree_size(t)).noalias() = A_[t] * x.segment(s, tree_size(t));
+  }
 }
 
 void SapProblem::multiply_J(const Eigen::Ref<const Eigen::VectorXd>& v, Eigen::Ref<Eigen::VectorXd> vc) const {

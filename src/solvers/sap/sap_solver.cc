@@ -219,8 +219,15 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
     w.W.setZero(r, r);
     for (int k = 0; k < c.num_trees(); ++k) {
       const Eigen::MatrixXd& J = c.jacobian(k);
-      w.AinvJt.noalias() = w.A_inverse[c.tree(k)] * J.transpose();
-      w.W.noalias() += J * w.AinvJt;
+      const Eigen::MatrixXd& Ainv = w.A_inverse[c.tree(k)];
+      if (r == 3 && J.cols() == 6) {  // contact on a free body: fixed size
+        const Eigen::Map<const Eigen::Matrix<double, 3, 6>> J36(J.data());
+        const Eigen::Matrix<double, 6, 3> AinvJt = Eigen::Map<const Eigen::Matrix<double, 6, 6>>(Ainv.data()) * J36.transpose();
+        w.W.noalias() += J36 * AinvJt;
+      } else {
+        w.AinvJt.noalias() = Ainv * J.transpose();
+        w.W.noalias() += J * w.AinvJt;
+      }
     }
     c.prepare(problem.time_step(), w.W);
   }
@@ -418,7 +425,7 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
       res.status = SapSolverStatus::kLinearSolverFailure;
       break;
     }
-    w.line.reset(problem, w.v, w.vc, w.dv);
+    w.line.reset(problem, w.dv_minus, w.Av_minus, w.vc, w.dv);
     const LineSearchOutcome ls =
         prm.line_search == SapLineSearch::kExact
             ? exact_line_search(w.line, prm.exact_alpha_max, prm.exact_f_tolerance, prm.exact_max_iterations)

@@ -27,6 +27,10 @@ class SapLineSearchFunction {
   /// have not grown).
   void reset(const SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v,
              const Eigen::Ref<const Eigen::VectorXd>& vc, const Eigen::Ref<const Eigen::VectorXd>& dv);
+  /// As reset(), with v − v* and A(v − v*) (n_v each) already computed by the caller.
+  void reset(const SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& dv_minus,
+             const Eigen::Ref<const Eigen::VectorXd>& A_dv_minus, const Eigen::Ref<const Eigen::VectorXd>& vc,
+             const Eigen::Ref<const Eigen::VectorXd>& dv);
 
   /// ℓ(α) [J].
   double cost(double alpha) const;
