@@ -169,9 +169,14 @@ const StepStats& Simulator::step() {
   free_motion(q0, v0, v_star);
 
   // 2. Contact problem.
-  sap::SapProblem problem(dt, A_blocks_, v_star);
+  // The problem and the contact constraints are recycled from step to step (no allocation once
+  // the number of contacts has peaked).
+  sap::SapProblem& problem = problem_;
+  problem.reset(dt, A_blocks_, v_star);
   // Frictional contacts: the Jacobian blocks of contact i come consecutively, in tree order.
-  std::vector<int> first_constraint_of_contact(contacts_.size(), -1);
+  std::vector<int>& first_constraint_of_contact = first_constraint_of_contact_;
+  first_constraint_of_contact.assign(contacts_.size(), -1);
+  size_t num_cones = 0;
   for (size_t k = 0; k < Jc_.blocks.size();) {
     const contact::ContactJacobian::Block& b0 = Jc_.blocks[k];
     const contact::Contact& c = contacts_.contacts[b0.contact];
@@ -182,17 +187,18 @@ const StepStats& Simulator::step() {
     p.phi0 = c.phi;
     p.regularization = parameters_.regularization;
     const int t0 = tree_of_root_[b0.tree];
-    int index;
+    if (num_cones == cone_pool_.size())
+      cone_pool_.push_back(std::make_unique<sap::SapFrictionConeConstraint>(p, t0, b0.J));
+    sap::SapFrictionConeConstraint& cone = *cone_pool_[num_cones++];
     if (k + 1 < Jc_.blocks.size() && Jc_.blocks[k + 1].contact == b0.contact) {
       const contact::ContactJacobian::Block& b1 = Jc_.blocks[k + 1];
-      index = problem.add_constraint(
-          std::make_unique<sap::SapFrictionConeConstraint>(p, t0, b0.J, tree_of_root_[b1.tree], b1.J));
+      cone.reset(p, t0, b0.J, tree_of_root_[b1.tree], b1.J);
       k += 2;
     } else {
-      index = problem.add_constraint(std::make_unique<sap::SapFrictionConeConstraint>(p, t0, b0.J));
+      cone.reset(p, t0, b0.J);
       k += 1;
     }
-    first_constraint_of_contact[b0.contact] = index;
+    first_constraint_of_contact[b0.contact] = problem.add_constraint(&cone);
   }
   // Joint limits and PD actuators on 1-dof joints.
   auto tree_of_velocity = [&](int v_index, int& local) {
@@ -227,7 +233,7 @@ const StepStats& Simulator::step() {
   Eigen::VectorXd v = v_star;
   contact_impulses_ = Eigen::VectorXd::Zero(3 * contacts_.size());
   if (problem.num_constraints() > 0) {
-    solver_results_ = solver_.solve(problem, v0);
+    solver_.solve(problem, v0, solver_results_);
     const sap::SapSolverResults& r = solver_results_;
     stats_.status = r.status;
     stats_.solver_iterations = r.iterations;

@@ -12,6 +12,7 @@
 //  3. Positions: q = q₀ ⊕ δt v^{θ_vq} on the configuration manifold (Eq. 11–12).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "coulomb/geometry/collision_world.h"
 #include "coulomb/io/scene_loader.h"
 #include "coulomb/multibody/workspace.h"
+#include "coulomb/solvers/sap/sap_friction_cone_constraint.h"
 #include "coulomb/solvers/sap/sap_solver.h"
 
 namespace coulomb::simulation {
@@ -119,6 +121,9 @@ class Simulator {
   contact::ContactJacobian Jc_;
   Eigen::VectorXd contact_impulses_;
   StepStats stats_;
+  solvers::sap::SapProblem problem_;  ///< rebuilt in place every step
+  std::vector<std::unique_ptr<solvers::sap::SapFrictionConeConstraint>> cone_pool_;  ///< recycled contact constraints
+  std::vector<int> first_constraint_of_contact_;
   solvers::sap::SapSolver solver_;
   solvers::sap::SapSolverResults solver_results_;
 };
