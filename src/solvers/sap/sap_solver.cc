@@ -46,15 +46,17 @@ void add_JtGJ(const double* Jx, int r, int nx, const double* GJy, int ny, double
 }
 
 // GJ (r × n) = G (r × r) J (r × n).
-void multiply_GJ(const double* G, const Eigen::MatrixXd& J, double* GJ) {
-  const int r = static_cast<int>(J.rows()), n = static_cast<int>(J.cols());
+void multiply_GJ(const double* G, int r, const double* J, int n, double* GJ) {
   if (r == 3 && n == 6) {
     Eigen::Map<Eigen::Matrix<double, 3, 6>>(GJ).noalias() =
-        Eigen::Map<const Eigen::Matrix3d>(G) * Eigen::Map<const Eigen::Matrix<double, 3, 6>>(J.data());
+        Eigen::Map<const Eigen::Matrix3d>(G) * Eigen::Map<const Eigen::Matrix<double, 3, 6>>(J);
   } else if (r == 3) {
-    Eigen::Map<ColMajor3X>(GJ, 3, n).noalias() = Eigen::Map<const Eigen::Matrix3d>(G) * Eigen::Map<const ColMajor3X>(J.data(), 3, n);
+    Eigen::Map<ColMajor3X>(GJ, 3, n).noalias() = Eigen::Map<const Eigen::Matrix3d>(G) * Eigen::Map<const ColMajor3X>(J, 3, n);
+  } else if (r == 1) {
+    for (int j = 0; j < n; ++j) GJ[j] = G[0] * J[j];
   } else {
-    Eigen::Map<Eigen::MatrixXd>(GJ, r, n).noalias() = Eigen::Map<const Eigen::MatrixXd>(G, r, r) * J;
+    Eigen::Map<Eigen::MatrixXd>(GJ, r, n).noalias() =
+        Eigen::Map<const Eigen::MatrixXd>(G, r, r) * Eigen::Map<const Eigen::MatrixXd>(J, r, n);
   }
 }
 
@@ -150,6 +152,18 @@ struct SapSolverWorkspace {
   };
   std::vector<Target> targets;  // 3 per constraint: diag side 0, diag side 1, off-diagonal
   std::vector<double> GJ;       // per constraint, both sides
+  // Column sparsity of each Jacobian block (2 per constraint). A block with zero columns (a
+  // contact on one leg of a robot touches only the base and that leg's joints; a limit or a PD
+  // actuator touches one joint) is kept compacted, r × k, with the indices of its k nonzero
+  // columns, and its Hessian terms are computed k × k and scattered.
+  struct Sparsity {
+    int k = 0;             // nonzero columns; k == n_t: dense, not compacted
+    int cols_offset = 0;   // into cols
+    int J_offset = 0;      // into J_compact (r × k, column-major)
+  };
+  std::vector<Sparsity> sparsity;
+  std::vector<int> cols;
+  std::vector<double> J_compact, JtGJ;
   // Dense path.
   Eigen::MatrixXd H;
   Eigen::LLT<Eigen::MatrixXd> llt;
@@ -220,10 +234,22 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
     for (int k = 0; k < c.num_trees(); ++k) {
       const Eigen::MatrixXd& J = c.jacobian(k);
       const Eigen::MatrixXd& Ainv = w.A_inverse[c.tree(k)];
+      const SapSolverWorkspace::Sparsity& sp = w.sparsity[2 * static_cast<size_t>(i) + k];
       if (r == 3 && J.cols() == 6) {  // contact on a free body: fixed size
         const Eigen::Map<const Eigen::Matrix<double, 3, 6>> J36(J.data());
         const Eigen::Matrix<double, 6, 3> AinvJt = Eigen::Map<const Eigen::Matrix<double, 6, 6>>(Ainv.data()) * J36.transpose();
         w.W.noalias() += J36 * AinvJt;
+      } else if (sp.k < J.cols()) {  // compacted: W += J_c A⁻¹(cols, cols) J_cᵀ
+        const Eigen::Map<const Eigen::MatrixXd> Jc(w.J_compact.data() + sp.J_offset, r, sp.k);
+        const int* cols = w.cols.data() + sp.cols_offset;
+        w.AinvJt.resize(sp.k, r);
+        for (int a = 0; a < sp.k; ++a)
+          for (int q = 0; q < r; ++q) {
+            double x = 0.0;
+            for (int b = 0; b < sp.k; ++b) x += Ainv(cols[a], cols[b]) * Jc(q, b);
+            w.AinvJt(a, q) = x;
+          }
+        w.W.noalias() += Jc * w.AinvJt;
       } else {
         w.AinvJt.noalias() = Ainv * J.transpose();
         w.W.noalias() += J * w.AinvJt;
@@ -252,6 +278,43 @@ void size_buffers(const SapProblem& problem, SapSolverWorkspace& w) {
   w.G.resize(g);
   w.GJ.resize(gj);
   w.targets.resize(3 * static_cast<size_t>(nc));
+}
+
+// Finds the nonzero columns of every Jacobian block and compacts the blocks that have zero
+// columns (once per solve).
+void analyze_sparsity(const SapProblem& problem, SapSolverWorkspace& w) {
+  const int nc = problem.num_constraints();
+  w.sparsity.resize(2 * static_cast<size_t>(nc));
+  w.cols.clear();
+  w.J_compact.clear();
+  size_t max_k = 0;
+  for (int i = 0; i < nc; ++i) {
+    const SapConstraint& c = problem.constraint(i);
+    for (int side = 0; side < c.num_trees(); ++side) {
+      const Eigen::MatrixXd& J = c.jacobian(side);
+      const int r = static_cast<int>(J.rows()), n = static_cast<int>(J.cols());
+      SapSolverWorkspace::Sparsity& sp = w.sparsity[2 * static_cast<size_t>(i) + side];
+      sp.cols_offset = static_cast<int>(w.cols.size());
+      if (n <= 6) {  // free bodies and small trees: nothing to gain
+        sp.k = n;
+        continue;
+      }
+      for (int j = 0; j < n; ++j)
+        if (!J.col(j).isZero(0.0)) w.cols.push_back(j);
+      sp.k = static_cast<int>(w.cols.size()) - sp.cols_offset;
+      if (sp.k == n) {  // dense: use J itself
+        w.cols.resize(sp.cols_offset);
+        continue;
+      }
+      sp.J_offset = static_cast<int>(w.J_compact.size());
+      for (int b = 0; b < sp.k; ++b)
+        for (int a = 0; a < r; ++a) w.J_compact.push_back(J(a, w.cols[sp.cols_offset + b]));
+      max_k = std::max(max_k, static_cast<size_t>(sp.k));
+    }
+  }
+  max_k = std::max<size_t>(max_k, 1);
+  for (int t = 0; t < problem.num_trees(); ++t) max_k = std::max(max_k, static_cast<size_t>(problem.tree_size(t)));
+  w.JtGJ.resize(max_k * max_k);
 }
 
 // Where each constraint's J_aᵀ G J_b blocks go: the dense H (lower triangle by tree order) or
@@ -284,6 +347,37 @@ void locate_targets(const SapProblem& problem, bool dense, SapSolverWorkspace& w
   }
 }
 
+// A side of a constraint as the assembly sees it: r × k columns at `J` (the block itself or its
+// compaction) and, when compacted, the indices of those columns in the tree.
+struct Side {
+  const double* J;
+  int k;
+  const int* cols;  // nullptr: all n columns, in order
+};
+
+Side side_of(const SapConstraint& c, int side, int i, const SapSolverWorkspace& w) {
+  const SapSolverWorkspace::Sparsity& sp = w.sparsity[2 * static_cast<size_t>(i) + side];
+  const Eigen::MatrixXd& J = c.jacobian(side);
+  if (sp.k == J.cols()) return {J.data(), sp.k, nullptr};
+  return {w.J_compact.data() + sp.J_offset, sp.k, w.cols.data() + sp.cols_offset};
+}
+
+// out(rows x.cols, cols y.cols) += x.Jᵀ GJ_y (GJ_y: r × y.k), scattering through the column
+// indices of compacted sides.
+void add_side_product(const Side& x, int r, const Side& y, const double* GJy, double* out, int ld, double* scratch) {
+  if (x.cols == nullptr && y.cols == nullptr) {
+    add_JtGJ(x.J, r, x.k, GJy, y.k, out, ld);
+    return;
+  }
+  Eigen::Map<Eigen::MatrixXd> P(scratch, x.k, y.k);
+  P.setZero();
+  add_JtGJ(x.J, r, x.k, GJy, y.k, scratch, x.k);
+  for (int b = 0; b < y.k; ++b) {
+    double* column = out + static_cast<ptrdiff_t>(y.cols ? y.cols[b] : b) * ld;
+    for (int a = 0; a < x.k; ++a) column[x.cols ? x.cols[a] : a] += P(a, b);
+  }
+}
+
 // Adds Σ_i J_iᵀ G_i J_i into the targets (which hold A already).
 void assemble_constraint_hessians(const SapProblem& problem, SapSolverWorkspace& w) {
   for (int i = 0; i < problem.num_constraints(); ++i) {
@@ -291,19 +385,17 @@ void assemble_constraint_hessians(const SapProblem& problem, SapSolverWorkspace&
     const int r = c.num_rows();
     const double* G = w.G.data() + w.G_offset[i];
     const SapSolverWorkspace::Target* t = &w.targets[3 * static_cast<size_t>(i)];
-    const Eigen::MatrixXd& J0 = c.jacobian(0);
-    const int n0 = static_cast<int>(J0.cols());
+    const Side s0 = side_of(c, 0, i, w);
     double* GJ0 = w.GJ.data();
-    multiply_GJ(G, J0, GJ0);
-    add_JtGJ(J0.data(), r, n0, GJ0, n0, t[0].data, t[0].ld);
+    multiply_GJ(G, r, s0.J, s0.k, GJ0);
+    add_side_product(s0, r, s0, GJ0, t[0].data, t[0].ld, w.JtGJ.data());
     if (c.num_trees() == 2) {
-      const Eigen::MatrixXd& J1 = c.jacobian(1);
-      const int n1 = static_cast<int>(J1.cols());
-      double* GJ1 = GJ0 + static_cast<ptrdiff_t>(r) * n0;
-      multiply_GJ(G, J1, GJ1);
-      add_JtGJ(J1.data(), r, n1, GJ1, n1, t[1].data, t[1].ld);
-      if (!t[2].transposed) add_JtGJ(J1.data(), r, n1, GJ0, n0, t[2].data, t[2].ld);  // (tree 1, tree 0)
-      else add_JtGJ(J0.data(), r, n0, GJ1, n1, t[2].data, t[2].ld);                  // (tree 0, tree 1)
+      const Side s1 = side_of(c, 1, i, w);
+      double* GJ1 = GJ0 + static_cast<ptrdiff_t>(r) * s0.k;
+      multiply_GJ(G, r, s1.J, s1.k, GJ1);
+      add_side_product(s1, r, s1, GJ1, t[1].data, t[1].ld, w.JtGJ.data());
+      if (!t[2].transposed) add_side_product(s1, r, s0, GJ0, t[2].data, t[2].ld, w.JtGJ.data());  // (tree 1, tree 0)
+      else add_side_product(s0, r, s1, GJ1, t[2].data, t[2].ld, w.JtGJ.data());                  // (tree 0, tree 1)
     }
   }
 }
@@ -326,6 +418,7 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
                                 std::to_string(nv));
   if (!v_guess.allFinite()) throw std::invalid_argument("SapSolver: v_guess is not finite");
   size_buffers(problem, w);
+  analyze_sparsity(problem, w);
   prepare_constraints(problem, w);
 
   // Stopping-criterion scaling D̃ = diag(A)^{-1/2} (Eq. 25; Drake's choice, digest §3.5).

@@ -232,6 +232,65 @@ TEST(SapSolverTest, ReusedSolverAndResetProblemMatchFreshOnes) {
   EXPECT_THROW(rebuilt.reset(0.01, A, VectorXd::Zero(3)), std::invalid_argument);
 }
 
+// Jacobian blocks with zero columns (a contact on one leg, a limit on one joint) are compacted
+// and their Hessian terms scattered. The same problems with the zero entries replaced by 1e-300
+// (numerically the same matrices, but nothing to compact) must give the same iterates.
+TEST(SapSolverTest, CompactedJacobianBlocksMatchDenseOnes) {
+  std::mt19937 rng(198);
+  std::normal_distribution<double> N(0.0, 1.0);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int trial = 0; trial < 6; ++trial) {
+    std::vector<MatrixXd> A = {testing::random_spd(rng, 18), testing::random_spd(rng, 12), testing::random_spd(rng, 6)};
+    VectorXd v_star(36);
+    for (int i = 0; i < 36; ++i) v_star[i] = N(rng);
+    SapProblem sparse(0.01, A, v_star), filled(0.01, A, v_star);
+    auto block = [&](int rows, int n, MatrixXd& J, MatrixXd& J_filled) {
+      J = MatrixXd::Zero(rows, n);
+      const int always = static_cast<int>(u(rng) * n);  // at least one nonzero column
+      for (int c = 0; c < n; ++c)
+        if (c == always || u(rng) < 0.4)
+          for (int r = 0; r < rows; ++r) J(r, c) = N(rng);
+      J_filled = (J.array() == 0.0).select(1e-300, J);
+    };
+    std::uniform_int_distribution<int> pick(0, 2);
+    for (int i = 0; i < 25; ++i) {
+      FrictionConeParameters p;
+      p.mu = 0.3 + u(rng);
+      p.stiffness = std::numeric_limits<double>::infinity();
+      p.phi0 = -1e-3 * u(rng);
+      const int t0 = pick(rng), t1 = (t0 + 1 + pick(rng) % 2) % 3;
+      MatrixXd J0, J0f, J1, J1f;
+      block(3, A[t0].rows(), J0, J0f);
+      block(3, A[t1].rows(), J1, J1f);
+      if (u(rng) < 0.5) {
+        sparse.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, t0, J0));
+        filled.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, t0, J0f));
+      } else {
+        sparse.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, t0, J0, t1, J1));
+        filled.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, t0, J0f, t1, J1f));
+      }
+    }
+    // Joint limits on single coordinates (1-row blocks with one nonzero column).
+    for (int j = 0; j < 18; j += 3) {
+      LimitParameters lp;
+      lp.lower = -0.1;
+      lp.upper = 0.1;
+      sparse.add_constraint(std::make_unique<SapLimitConstraint>(0, 18, j, 0.09, lp));
+      filled.add_constraint(std::make_unique<SapLimitConstraint>(0, 18, j, 0.09, lp));
+    }
+    for (SapLinearSolver ls : {SapLinearSolver::kDense, SapLinearSolver::kBlockSparse}) {
+      SapSolverParameters prm = tight(1e-10);
+      prm.linear_solver = ls;
+      const SapSolverResults a = SapSolver(prm).solve(sparse, VectorXd::Zero(36));
+      const SapSolverResults b = SapSolver(prm).solve(filled, VectorXd::Zero(36));
+      ASSERT_EQ(b.status, SapSolverStatus::kSuccess) << "filled, solver " << static_cast<int>(ls);
+      ASSERT_EQ(a.status, SapSolverStatus::kSuccess) << "compacted, solver " << static_cast<int>(ls) << " trial " << trial;
+      EXPECT_EQ(a.iterations, b.iterations);
+      EXPECT_LT((a.v - b.v).norm(), 1e-12 * std::max(1.0, b.v.norm()));
+    }
+  }
+}
+
 TEST(SapSolverTest, BacktrackingAlsoConverges) {
   std::mt19937 rng(97);
   auto problem = testing::random_sap_problem(rng, 40, 30);
