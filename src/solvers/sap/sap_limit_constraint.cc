@@ -63,4 +63,18 @@ double SapLimitConstraint::calc(const Eigen::Ref<const Eigen::VectorXd>& vc, Eig
   return cost;
 }
 
+double SapLimitConstraint::calc_along(const Eigen::Ref<const Eigen::VectorXd>& vc,
+                                      const Eigen::Ref<const Eigen::VectorXd>& dvc, Eigen::Ref<Eigen::VectorXd> gamma,
+                                      double* curvature) const {
+  double cost = 0.0, d2 = 0.0;
+  for (int r = 0; r < num_rows(); ++r) {
+    const double y = -(vc[r] - v_hat_[r]) / R_[r];
+    gamma[r] = std::max(0.0, y);
+    cost += 0.5 * R_[r] * gamma[r] * gamma[r];
+    if (y >= 0.0) d2 += dvc[r] * dvc[r] / R_[r];
+  }
+  if (curvature != nullptr) *curvature = d2;
+  return cost;
+}
+
 }  // namespace coulomb::solvers::sap

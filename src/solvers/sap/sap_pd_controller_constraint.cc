@@ -50,4 +50,19 @@ double SapPdControllerConstraint::calc(const Eigen::Ref<const Eigen::VectorXd>& 
   return R * gamma_max_ * (std::abs(y) - 0.5 * gamma_max_);
 }
 
+double SapPdControllerConstraint::calc_along(const Eigen::Ref<const Eigen::VectorXd>& vc,
+                                             const Eigen::Ref<const Eigen::VectorXd>& dvc,
+                                             Eigen::Ref<Eigen::VectorXd> gamma, double* curvature) const {
+  const double R = R_[0];
+  const double y = -(vc[0] - v_hat_[0]) / R;
+  if (std::abs(y) <= gamma_max_) {
+    gamma[0] = y;
+    if (curvature != nullptr) *curvature = dvc[0] * dvc[0] / R;
+    return 0.5 * R * y * y;
+  }
+  gamma[0] = std::copysign(gamma_max_, y);
+  if (curvature != nullptr) *curvature = 0.0;
+  return R * gamma_max_ * (std::abs(y) - 0.5 * gamma_max_);
+}
+
 }  // namespace coulomb::solvers::sap

@@ -311,6 +311,40 @@ TEST(SapSolverTest, RejectsBadGuess) {
   EXPECT_THROW(SapSolver().solve(*problem, nan_guess), std::invalid_argument);
 }
 
+// calc_along's closed-form curvature Δv_cᵀ G Δv_c equals the quadratic form of calc()'s G for
+// the limit and PD constraints (active and inactive rows, saturated and unsaturated).
+TEST(SapConstraintsTest, CalcAlongMatchesQuadraticFormOfG) {
+  std::mt19937 rng(199);
+  std::normal_distribution<double> N(0.0, 1.0);
+  LimitParameters lp;
+  lp.lower = -0.5;
+  lp.upper = 0.5;
+  SapLimitConstraint limit(0, 4, 2, 0.49, lp);
+  limit.prepare(0.01, MatrixXd::Identity(2, 2));
+  SapPdControllerConstraint pd(0, 4, 1, 0.1, PdControllerParameters{100.0, 5.0, 0.3, 0.0, 2.0});
+  pd.prepare(0.01, MatrixXd::Identity(1, 1));
+  int active = 0, saturated = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    for (const SapConstraint* c : {static_cast<const SapConstraint*>(&limit), static_cast<const SapConstraint*>(&pd)}) {
+      const int n = c->num_rows();
+      VectorXd vc(n), dvc(n), gamma(n), gamma_along(n);
+      for (int r = 0; r < n; ++r) vc[r] = 3.0 * N(rng), dvc[r] = N(rng);
+      MatrixXd G(n, n);
+      Eigen::Ref<MatrixXd> G_ref(G);
+      const double ell = c->calc(vc, gamma, &G_ref);
+      double curvature = -1.0;
+      const double ell_along = c->calc_along(vc, dvc, gamma_along, &curvature);
+      EXPECT_NEAR(curvature, dvc.dot(G * dvc), 1e-12 * (1.0 + std::abs(curvature)));
+      EXPECT_NEAR(ell_along, ell, 1e-13 * (1.0 + std::abs(ell)));
+      EXPECT_EQ(gamma_along, gamma);
+      if (c == &limit && G.diagonal().sum() > 0.0) ++active;
+      if (c == &pd && G(0, 0) == 0.0) ++saturated;
+    }
+  }
+  EXPECT_GT(active, 50);
+  EXPECT_GT(saturated, 50);
+}
+
 // One joint of inertia m driven by the implicit PD actuator: m (v − v*) = δt τ(v) with
 // τ = Kp (q_t − q₀ − δt v) + Kd (v_t − v), clamped to ±e.
 TEST(SapConstraintsTest, PdControllerMatchesImplicitClosedForm) {

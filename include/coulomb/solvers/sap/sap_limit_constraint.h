@@ -30,6 +30,9 @@ class SapLimitConstraint : public SapConstraint {
   void prepare(double time_step, const Eigen::Ref<const Eigen::MatrixXd>& W_ii) override;
   double calc(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,
               Eigen::Ref<Eigen::MatrixXd>* G) const override;
+  /// G is diagonal: Δv_cᵀ G Δv_c = Σ_r G_rr Δv_r², without forming G.
+  double calc_along(const Eigen::Ref<const Eigen::VectorXd>& vc, const Eigen::Ref<const Eigen::VectorXd>& dvc,
+                    Eigen::Ref<Eigen::VectorXd> gamma, double* curvature) const override;
 
  private:
   LimitParameters parameters_;

@@ -31,6 +31,9 @@ class SapPdControllerConstraint : public SapConstraint {
   /// γ = clamp(y, −δt e, δt e); ℓ = ½ R y² inside, R γ_max (|y| − γ_max/2) outside.
   double calc(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,
               Eigen::Ref<Eigen::MatrixXd>* G) const override;
+  /// G is diagonal: Δv_cᵀ G Δv_c = Σ_r G_rr Δv_r², without forming G.
+  double calc_along(const Eigen::Ref<const Eigen::VectorXd>& vc, const Eigen::Ref<const Eigen::VectorXd>& dvc,
+                    Eigen::Ref<Eigen::VectorXd> gamma, double* curvature) const override;
 
   /// The actuator torque [N·m or N] for the impulse γ: γ / δt.
   double torque(double gamma) const { return gamma / time_step_; }
