@@ -458,6 +458,17 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
   res.momentum_error_history.clear();
   res.used_sparse = use_sparse;
   w.v = v_guess;
+  // Start from the better of v_guess and rest (by ℓ_p), unless v_guess already meets Eq. 26.
+  if (prm.try_zero_guess && !w.v.isZero(0.0)) {
+    evaluate(problem, /*with_G=*/false, w);
+    const double scale = std::max(w.D.cwiseProduct(w.p).norm(), w.D.cwiseProduct(w.jc).norm());
+    if (!(w.D.cwiseProduct(w.grad).norm() < prm.abs_tolerance + prm.rel_tolerance * scale)) {
+      const double guess_cost = w.cost;
+      w.v.setZero();
+      evaluate(problem, /*with_G=*/false, w);
+      if (!(w.cost < guess_cost)) w.v = v_guess;
+    }
+  }
   double previous_cost = 0.0, last_alpha = 0.0;
   for (int iter = 0;; ++iter) {
     evaluate(problem, /*with_G=*/true, w);

