@@ -384,6 +384,10 @@ void assemble_constraint_hessians(const SapProblem& problem, SapSolverWorkspace&
     const SapConstraint& c = problem.constraint(i);
     const int r = c.num_rows();
     const double* G = w.G.data() + w.G_offset[i];
+    // Inactive constraints (a contact out of reach, a limit not engaged) have G = 0: skip them.
+    bool zero = true;
+    for (int q = 0; q < r * r && zero; ++q) zero = G[q] == 0.0;
+    if (zero) continue;
     const SapSolverWorkspace::Target* t = &w.targets[3 * static_cast<size_t>(i)];
     const Side s0 = side_of(c, 0, i, w);
     double* GJ0 = w.GJ.data();
