@@ -30,7 +30,7 @@ struct Workspace {
   std::vector<math::SpatialMotion> A_gravity_B;  ///< rnea: A_B − gravity (Featherstone's a₀ = −g trick)
   std::vector<math::SpatialForce> F_B;           ///< rnea: joint wrench transmitted to B, in B [N·m, N]
   std::vector<math::SpatialInertia> Ic_B;        ///< crba: composite inertia of B's subtree, in B
-  std::vector<math::Matrix3> R_JB;               ///< crba: R_JB of floating joints (others unused)
+  std::vector<math::Matrix3> R_JB;               ///< crba, rnea: R_JB of B's joint if floating (else unused)
 
   // aba scratch (Featherstone 2008, Table 7.1)
   std::vector<math::Matrix6> IA;                  ///< articulated inertias
