@@ -418,13 +418,22 @@ void CollisionWorld::compute_contacts(std::vector<ContactPoint>& out) const {
     }
   }
 
-  std::stable_sort(out.begin(), out.end(), [](const ContactPoint& x, const ContactPoint& y) {
+  const auto less = [](const ContactPoint& x, const ContactPoint& y) {
     if (x.geometry_a != y.geometry_a) return x.geometry_a < y.geometry_a;
     if (x.geometry_b != y.geometry_b) return x.geometry_b < y.geometry_b;
     if (x.p_W.x() != y.p_W.x()) return x.p_W.x() < y.p_W.x();
     if (x.p_W.y() != y.p_W.y()) return x.p_W.y() < y.p_W.y();
     return x.p_W.z() < y.p_W.z();
-  });
+  };
+  // Stable insertion sort (the order std::stable_sort gives): the points arrive grouped by pair
+  // in (a, b) order, so only the few points of each pair move, and no buffer is allocated.
+  for (size_t i = 1; i < out.size(); ++i) {
+    if (!less(out[i], out[i - 1])) continue;
+    const ContactPoint x = out[i];
+    size_t j = i;
+    for (; j > 0 && less(x, out[j - 1]); --j) out[j] = out[j - 1];
+    out[j] = x;
+  }
 }
 
 }  // namespace coulomb::geometry
