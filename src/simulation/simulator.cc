@@ -111,12 +111,17 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   }
   Eigen::VectorXd &q_theta = s.q_theta, &v_theta = s.v_theta, &v_thvq = s.v_thvq, &k1 = s.k1, &m = s.m, &dv = s.dv,
                   &delta = s.delta;
+  // A = M + δt²θθ_vq K + δtθ D per tree, copied column by column (contiguous segments).
+  const double c_K = dt * dt * th * thvq, c_D = dt * th;
   auto assemble_A = [&](const Eigen::MatrixXd& M) {
     for (size_t t = 0; t < trees_.size(); ++t) {
       const contact::TreeRange& r = trees_[t];
-      A_blocks_[t] = M.block(r.v_start, r.v_start, r.nv, r.nv);
-      A_blocks_[t].diagonal() += dt * dt * th * thvq * stiffness_.segment(r.v_start, r.nv) +
-                                 dt * th * damping_.segment(r.v_start, r.nv);
+      Eigen::MatrixXd& A = A_blocks_[t];
+      for (int j = 0; j < r.nv; ++j) {
+        const int k = r.v_start + j;
+        A.col(j) = M.col(k).segment(r.v_start, r.nv);
+        A(j, j) += c_K * stiffness_[k] + c_D * damping_[k];
+      }
     }
   };
   v_star = v0;
