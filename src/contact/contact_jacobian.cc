@@ -9,6 +9,12 @@ namespace coulomb::contact {
 
 std::vector<TreeRange> tree_ranges(const multibody::Model& model) {
   std::vector<TreeRange> trees;
+  tree_ranges(model, trees);
+  return trees;
+}
+
+void tree_ranges(const multibody::Model& model, std::vector<TreeRange>& trees) {
+  trees.clear();
   for (int b = 1; b < model.num_bodies(); ++b) {
     const multibody::Body& body = model.body(b);
     if (body.tree == b) trees.push_back({b, body.joint.v_index, 0});
@@ -17,7 +23,6 @@ std::vector<TreeRange> tree_ranges(const multibody::Model& model) {
                              " are not consecutive (use ModelBuilder::build)");
     trees.back().nv += body.joint.nv;
   }
-  return trees;
 }
 
 Eigen::MatrixXd ContactJacobian::dense() const {
@@ -42,7 +47,7 @@ void contact_jacobian(const multibody::Model& model, const multibody::Workspace&
                       ContactJacobian& J) {
   // Tree of each body and each tree's velocity range.
   thread_local std::vector<TreeRange> trees;
-  trees = tree_ranges(model);
+  tree_ranges(model, trees);
   auto range_of = [&](int tree_root) -> const TreeRange& {
     // Trees are sorted by root index; binary search.
     auto it = std::lower_bound(trees.begin(), trees.end(), tree_root,

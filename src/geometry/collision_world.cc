@@ -1,6 +1,10 @@
 // CollisionWorld on FCL 0.7: one fcl::CollisionObjectd per (bounded) geometry in a
 // DynamicAABBTree broadphase whose boxes are grown by the margin; half-spaces are kept out of
-// the tree (their boxes are infinite) and paired with every other geometry directly.
+// the tree (their boxes are infinite) and paired with every other geometry directly. Worlds
+// with few bounded pairs that may collide (at most kMaxListedPairs) skip the tree: the pairs
+// are listed once at construction and their boxes tested directly, with FCL's AABB overlap test,
+// which gives the same candidate pairs as the tree (whose leaf-pair test is that test) for
+// less work than refitting and rebalancing it every step.
 // Narrowphase: half-space pairs and box–box pairs go to contact_manifold.cc; everything else
 // asks FCL for one point (collide() when overlapping, distance() within the margin) and, when
 // a box face is involved and the shape rests on it, replaces it by a face manifold.
@@ -94,6 +98,16 @@ bool rests_with_face(const Shape& s) {
 // A normal within ~2.6° of a box face normal counts as a face contact.
 constexpr double kFaceMinCos = 0.999;
 
+// Broadphase by listed pairs when the bounded pairs that may collide are at most this many.
+constexpr size_t kMaxListedPairs = 2048;
+
+// fcl::AABB::overlap on (lo, hi) boxes: closed boxes, touching counts.
+bool boxes_overlap(const Vector3& lo_a, const Vector3& hi_a, const Vector3& lo_b, const Vector3& hi_b) {
+  if ((lo_a.array() > hi_b.array()).any()) return false;
+  if ((hi_a.array() < lo_b.array()).any()) return false;
+  return true;
+}
+
 struct BroadphaseCollector {
   const CollisionWorld* world = nullptr;
   std::vector<std::pair<int, int>>* pairs = nullptr;
@@ -118,8 +132,12 @@ struct CollisionWorld::Impl {
   std::vector<std::unique_ptr<GeometryObject>> objects;  ///< per geometry; null for half-spaces
   std::vector<int> halfspaces;                           ///< indices of half-space geometries
   std::vector<int> rank;  ///< per geometry: position in the order by (name, index)
-  fcl::DynamicAABBTreeCollisionManagerd manager;
+  fcl::DynamicAABBTreeCollisionManagerd manager;  ///< not used (nor updated) when listed_pairs
   std::vector<Transform> X_WG;  ///< per geometry, after update_poses()
+  std::vector<Vector3> aabb_lo, aabb_hi;  ///< per bounded geometry: world box grown by the margin
+  /// Broadphase without the tree: every bounded pair (a < b) that may collide.
+  bool listed_pairs = false;
+  std::vector<std::pair<int, int>> bounded_pairs;
 
   // Per-call buffers, reused.
   std::vector<std::pair<int, int>> pairs;
@@ -215,6 +233,8 @@ CollisionWorld::CollisionWorld(const multibody::Model& model, std::vector<Geomet
   impl_->fcl_geometries.resize(static_cast<size_t>(ng));
   impl_->objects.resize(static_cast<size_t>(ng));
   impl_->X_WG.resize(static_cast<size_t>(ng));
+  impl_->aabb_lo.resize(static_cast<size_t>(ng));
+  impl_->aabb_hi.resize(static_cast<size_t>(ng));
   std::vector<fcl::CollisionObjectd*> registered;
   for (int i = 0; i < ng; ++i) {
     const Geometry& g = geometries_[static_cast<size_t>(i)];
@@ -241,6 +261,8 @@ CollisionWorld::CollisionWorld(const multibody::Model& model, std::vector<Geomet
     Vector3 lo, hi;
     internal::world_aabb(g.shape, g.X_BG, options_.margin, &lo, &hi);
     object->set_aabb(lo, hi);
+    impl_->aabb_lo[static_cast<size_t>(i)] = lo;
+    impl_->aabb_hi[static_cast<size_t>(i)] = hi;
     registered.push_back(object.get());
     impl_->objects[static_cast<size_t>(i)] = std::move(object);
   }
@@ -255,6 +277,20 @@ CollisionWorld::CollisionWorld(const multibody::Model& model, std::vector<Geomet
   for (int r = 0; r < ng; ++r) impl_->rank[static_cast<size_t>(order[static_cast<size_t>(r)])] = r;
   impl_->manager.registerObjects(registered);
   impl_->manager.setup();
+  // Few candidate pairs: list them (bounded geometries only, a < b) instead of using the tree.
+  impl_->listed_pairs = true;
+  for (int a = 0; a < ng && impl_->listed_pairs; ++a) {
+    if (impl_->objects[static_cast<size_t>(a)] == nullptr) continue;
+    for (int b = a + 1; b < ng; ++b) {
+      if (impl_->objects[static_cast<size_t>(b)] == nullptr || !can_collide(a, b)) continue;
+      if (impl_->bounded_pairs.size() == kMaxListedPairs) {
+        impl_->listed_pairs = false;
+        break;
+      }
+      impl_->bounded_pairs.emplace_back(a, b);
+    }
+  }
+  if (!impl_->listed_pairs) impl_->bounded_pairs = {};
 }
 
 CollisionWorld::~CollisionWorld() = default;
@@ -276,8 +312,10 @@ void CollisionWorld::update_poses(const multibody::Workspace& ws) {
     Vector3 lo, hi;
     internal::world_aabb(g.shape, X, options_.margin, &lo, &hi);
     object->set_aabb(lo, hi);
+    impl_->aabb_lo[static_cast<size_t>(i)] = lo;
+    impl_->aabb_hi[static_cast<size_t>(i)] = hi;
   }
-  impl_->manager.update();
+  if (!impl_->listed_pairs) impl_->manager.update();
 }
 
 const math::Transform& CollisionWorld::pose(int g) const {
@@ -314,8 +352,15 @@ void CollisionWorld::compute_contacts(std::vector<ContactPoint>& out) const {
   // Candidate pairs (a < b): broadphase over bounded geometries, plus every half-space with
   // every other geometry.
   im.pairs.clear();
-  BroadphaseCollector collector{this, &im.pairs};
-  im.manager.collide(&collector, &collect_pair);
+  if (im.listed_pairs) {
+    for (const auto& [a, b] : im.bounded_pairs) {
+      const auto ia = static_cast<size_t>(a), ib = static_cast<size_t>(b);
+      if (boxes_overlap(im.aabb_lo[ia], im.aabb_hi[ia], im.aabb_lo[ib], im.aabb_hi[ib])) im.pairs.emplace_back(a, b);
+    }
+  } else {
+    BroadphaseCollector collector{this, &im.pairs};
+    im.manager.collide(&collector, &collect_pair);
+  }
   const int ng = static_cast<int>(geometries_.size());
   for (int h : im.halfspaces) {
     for (int g = 0; g < ng; ++g) {
@@ -373,13 +418,22 @@ void CollisionWorld::compute_contacts(std::vector<ContactPoint>& out) const {
     }
   }
 
-  std::stable_sort(out.begin(), out.end(), [](const ContactPoint& x, const ContactPoint& y) {
+  const auto less = [](const ContactPoint& x, const ContactPoint& y) {
     if (x.geometry_a != y.geometry_a) return x.geometry_a < y.geometry_a;
     if (x.geometry_b != y.geometry_b) return x.geometry_b < y.geometry_b;
     if (x.p_W.x() != y.p_W.x()) return x.p_W.x() < y.p_W.x();
     if (x.p_W.y() != y.p_W.y()) return x.p_W.y() < y.p_W.y();
     return x.p_W.z() < y.p_W.z();
-  });
+  };
+  // Stable insertion sort (the order std::stable_sort gives): the points arrive grouped by pair
+  // in (a, b) order, so only the few points of each pair move, and no buffer is allocated.
+  for (size_t i = 1; i < out.size(); ++i) {
+    if (!less(out[i], out[i - 1])) continue;
+    const ContactPoint x = out[i];
+    size_t j = i;
+    for (; j > 0 && less(x, out[j - 1]); --j) out[j] = out[j - 1];
+    out[j] = x;
+  }
 }
 
 }  // namespace coulomb::geometry

@@ -17,10 +17,12 @@ void rnea_impl(const Model& model, Workspace& ws, const double* q, const double*
     const Joint& joint = body.joint;
     const int p = body.parent;
     const math::Transform& X = ws.X_PB[i] = joint_transform(joint, q + joint.q_index);
-    const math::SpatialMotion vJ = joint_motion(joint, X, v + joint.v_index);
+    if (joint.type == JointType::kFloating) ws.R_JB[i] = floating_rotation(joint, X);
+    const math::Matrix3& R_JB = ws.R_JB[i];
+    const math::SpatialMotion vJ = joint_motion(joint, R_JB, v + joint.v_index);
     const math::SpatialMotion& V = ws.V_B[i] = X.act_inv(ws.V_B[p]) + vJ;
     const math::SpatialMotion& A = ws.A_gravity_B[i] =
-        X.act_inv(ws.A_gravity_B[p]) + joint_motion(joint, X, vdot + joint.v_index) +
+        X.act_inv(ws.A_gravity_B[p]) + joint_motion(joint, R_JB, vdot + joint.v_index) +
         joint_bias_acceleration(joint, vJ) + V.cross(vJ);
     // f_i = I_i a_i + v_i ×* I_i v_i − f_ext,i
     ws.F_B[i] = body.inertia * A + V.cross(body.inertia * V);
@@ -28,7 +30,7 @@ void rnea_impl(const Model& model, Workspace& ws, const double* q, const double*
   }
   for (int i = n - 1; i >= 1; --i) {
     const Body& body = bodies[i];
-    joint_project(body.joint, ws.X_PB[i], ws.F_B[i], tau + body.joint.v_index);  // τ_i = S_iᵀ f_i
+    joint_project(body.joint, ws.R_JB[i], ws.F_B[i], tau + body.joint.v_index);  // τ_i = S_iᵀ f_i
     if (body.parent > 0) ws.F_B[body.parent] += ws.X_PB[i].act(ws.F_B[i]);
   }
 }

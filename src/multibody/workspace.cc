@@ -11,6 +11,7 @@ Workspace::Workspace(const Model& model) {
   A_gravity_B.assign(n, math::SpatialMotion::Zero());
   F_B.assign(n, math::SpatialForce::Zero());
   Ic_B.assign(n, math::SpatialInertia::Zero());
+  R_JB.assign(n, math::Matrix3::Identity());
   IA.assign(n, math::Matrix6::Zero());
   pA.assign(n, math::SpatialForce::Zero());
   c.assign(n, math::SpatialMotion::Zero());

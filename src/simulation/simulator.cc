@@ -92,19 +92,36 @@ double Simulator::energy(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
 
 // Stage 1 (Eq. 14): Newton iterations on m(v) = M(q^θ)(v − v₀) − δt k(q^θ, v^θ) with the SPD
 // approximation A of ∂m/∂v (Eq. 15). M and A are block-diagonal by tree: only the diagonal
-// blocks are read, multiplied and factorized. Leaves A_blocks_ evaluated at q^θ(v*).
+// blocks are read, multiplied and factorized. Leaves A_blocks_ evaluated at q^θ(v*). Works in
+// fm_ and A_blocks_, sized on the first call: no allocation after.
 void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0, Eigen::VectorXd& v_star) {
   const multibody::Model& model = scene_.model;
   const double dt = parameters_.time_step, th = theta_.theta, thvq = theta_.theta_vq;
   const int nv = model.nv();
-  Eigen::VectorXd q_theta(model.nq()), v_theta(nv), v_thvq(nv), k1(nv), m(nv), dv(nv), delta(nv);
-  A_blocks_.resize(trees_.size());
+  FreeMotionScratch& s = fm_;
+  if (s.v_theta.size() != nv || s.llt.size() != trees_.size()) {
+    s.q_theta.resize(model.nq());
+    for (Eigen::VectorXd* x : {&s.v_theta, &s.v_thvq, &s.k1, &s.m, &s.dv, &s.delta}) x->resize(nv);
+    s.llt.assign(trees_.size(), Eigen::LLT<Eigen::MatrixXd>());
+    A_blocks_.resize(trees_.size());
+    for (size_t t = 0; t < trees_.size(); ++t) {
+      A_blocks_[t].resize(trees_[t].nv, trees_[t].nv);
+      s.llt[t].compute(Eigen::MatrixXd::Identity(trees_[t].nv, trees_[t].nv));  // sizes its storage
+    }
+  }
+  Eigen::VectorXd &q_theta = s.q_theta, &v_theta = s.v_theta, &v_thvq = s.v_thvq, &k1 = s.k1, &m = s.m, &dv = s.dv,
+                  &delta = s.delta;
+  // A = M + δt²θθ_vq K + δtθ D per tree, copied column by column (contiguous segments).
+  const double c_K = dt * dt * th * thvq, c_D = dt * th;
   auto assemble_A = [&](const Eigen::MatrixXd& M) {
     for (size_t t = 0; t < trees_.size(); ++t) {
       const contact::TreeRange& r = trees_[t];
-      A_blocks_[t] = M.block(r.v_start, r.v_start, r.nv, r.nv);
-      A_blocks_[t].diagonal() += dt * dt * th * thvq * stiffness_.segment(r.v_start, r.nv) +
-                                 dt * th * damping_.segment(r.v_start, r.nv);
+      Eigen::MatrixXd& A = A_blocks_[t];
+      for (int j = 0; j < r.nv; ++j) {
+        const int k = r.v_start + j;
+        A.col(j) = M.col(k).segment(r.v_start, r.nv);
+        A(j, j) += c_K * stiffness_[k] + c_D * damping_[k];
+      }
     }
   };
   v_star = v0;
@@ -114,12 +131,13 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
     v_thvq = thvq * v_star + (1.0 - thvq) * v0;
     multibody::integrate(model, q0, v_thvq, th * dt, q_theta);  // q^θ = q₀ ⊕ θ δt v^{θ_vq}
     v_theta = th * v_star + (1.0 - th) * v0;
-    const Eigen::MatrixXd& M = multibody::crba(model, ws_, q_theta);
-    assemble_A(M);
+    // bias_forces evaluates the joint poses at q^θ; crba reuses them.
     const Eigen::VectorXd& b = multibody::bias_forces(model, ws_, q_theta, v_theta);
+    const Eigen::MatrixXd& M = multibody::crba_from_joint_poses(model, ws_);
+    assemble_A(M);
     k1 = -damping_.cwiseProduct(v_theta);
-    for (const io::JointSpring& s : scene_.springs)
-      k1[s.v_index] -= s.stiffness * (q_theta[s.q_index] - s.rest_position);
+    for (const io::JointSpring& sp : scene_.springs)
+      k1[sp.v_index] -= sp.stiffness * (q_theta[sp.q_index] - sp.rest_position);
     delta = v_star - v0;
     for (size_t t = 0; t < trees_.size(); ++t) {
       const contact::TreeRange& r = trees_[t];
@@ -128,7 +146,11 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
     m -= dt * (k1 - b);
     for (size_t t = 0; t < trees_.size(); ++t) {
       const contact::TreeRange& r = trees_[t];
-      dv.segment(r.v_start, r.nv) = -A_blocks_[t].llt().solve(m.segment(r.v_start, r.nv));
+      auto dv_t = dv.segment(r.v_start, r.nv);
+      dv_t = m.segment(r.v_start, r.nv);
+      s.llt[t].compute(A_blocks_[t]);
+      s.llt[t].solveInPlace(dv_t);
+      dv_t = -dv_t;
     }
     v_star += dv;
     ++stats_.free_motion_iterations;

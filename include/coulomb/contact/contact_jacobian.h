@@ -39,6 +39,8 @@ struct TreeRange {
   int root = 0, v_start = 0, nv = 0;
 };
 std::vector<TreeRange> tree_ranges(const multibody::Model& model);
+/// The same into `trees` (cleared first; no allocation once its capacity suffices).
+void tree_ranges(const multibody::Model& model, std::vector<TreeRange>& trees);
 
 /// Computes J at the configuration in ws (forward_kinematics(q) must have been called):
 /// J_i = R_WCᵀ (J_B(p_i) − J_A(p_i)), with J_X(p) the world-aligned translational Jacobian of

@@ -1,4 +1,5 @@
-// CollisionWorld: geometries attached to the bodies of a Model, an FCL broadphase over them,
+// CollisionWorld: geometries attached to the bodies of a Model, a broadphase over them (FCL's
+// dynamic AABB tree, or a fixed list of candidate pairs in small worlds),
 // and narrowphase contact points with contact manifolds for resting face contacts.
 #pragma once
 

@@ -90,22 +90,30 @@ inline math::Matrix3 floating_rotation(const Joint& joint, const math::Transform
   return joint.X_PJ.R.transpose() * X_PB.R;
 }
 
+/// The functions below that take R_JB instead of X_PB are the same computations with the
+/// floating joint's R_JB = floating_rotation(joint, X_PB) evaluated once by the caller (the
+/// argument is not read for other joint types), for loops that apply S or Sᵀ to one joint
+/// several times.
+
 /// S · v_j: the joint's contribution to the child's spatial velocity, in the child frame.
-/// X_PB: the joint's current pose (joint_transform).
-inline math::SpatialMotion joint_motion(const Joint& joint, const math::Transform& X_PB, const double* v) {
+inline math::SpatialMotion joint_motion(const Joint& joint, const math::Matrix3& R_JB, const double* v) {
   switch (joint.type) {
     case JointType::kRevolute:
       return {joint.axis * v[0], math::Vector3::Zero()};
     case JointType::kPrismatic:
       return {math::Vector3::Zero(), joint.axis * v[0]};
-    case JointType::kFloating: {
-      const math::Matrix3 R = floating_rotation(joint, X_PB);
-      return {R.transpose() * math::Vector3(v[0], v[1], v[2]), R.transpose() * math::Vector3(v[3], v[4], v[5])};
-    }
+    case JointType::kFloating:
+      return {R_JB.transpose() * math::Vector3(v[0], v[1], v[2]), R_JB.transpose() * math::Vector3(v[3], v[4], v[5])};
     case JointType::kFixed:
       break;
   }
   return {};
+}
+
+/// S · v_j, with X_PB the joint's current pose (joint_transform).
+inline math::SpatialMotion joint_motion(const Joint& joint, const math::Transform& X_PB, const double* v) {
+  if (joint.type == JointType::kFloating) return joint_motion(joint, floating_rotation(joint, X_PB), v);
+  return joint_motion(joint, X_PB.R, v);
 }
 
 /// c_J = Ṡ q̇ for the joint velocity vJ = S q̇ (child frame): zero for 1-dof joints (constant S),
@@ -116,15 +124,14 @@ inline math::SpatialMotion joint_bias_acceleration(const Joint& joint, const mat
 }
 
 /// Column k (0 ≤ k < nv) of the motion subspace S, in the child frame.
-inline math::SpatialMotion joint_subspace_column(const Joint& joint, const math::Transform& X_PB, int k) {
+inline math::SpatialMotion joint_subspace_column(const Joint& joint, const math::Matrix3& R_JB, int k) {
   switch (joint.type) {
     case JointType::kRevolute:
       return {joint.axis, math::Vector3::Zero()};
     case JointType::kPrismatic:
       return {math::Vector3::Zero(), joint.axis};
     case JointType::kFloating: {
-      const math::Matrix3 R = floating_rotation(joint, X_PB);
-      const math::Vector3 e = R.row(k % 3).transpose();  // R_JBᵀ e_k
+      const math::Vector3 e = R_JB.row(k % 3).transpose();  // R_JBᵀ e_k
       return k < 3 ? math::SpatialMotion(e, math::Vector3::Zero()) : math::SpatialMotion(math::Vector3::Zero(), e);
     }
     case JointType::kFixed:
@@ -133,8 +140,14 @@ inline math::SpatialMotion joint_subspace_column(const Joint& joint, const math:
   return {};
 }
 
+/// Column k of S, with X_PB the joint's current pose.
+inline math::SpatialMotion joint_subspace_column(const Joint& joint, const math::Transform& X_PB, int k) {
+  if (joint.type == JointType::kFloating) return joint_subspace_column(joint, floating_rotation(joint, X_PB), k);
+  return joint_subspace_column(joint, X_PB.R, k);
+}
+
 /// Sᵀ f: writes the joint's nv generalized forces for the spatial force f (child frame).
-inline void joint_project(const Joint& joint, const math::Transform& X_PB, const math::SpatialForce& f, double* out) {
+inline void joint_project(const Joint& joint, const math::Matrix3& R_JB, const math::SpatialForce& f, double* out) {
   switch (joint.type) {
     case JointType::kRevolute:
       out[0] = joint.axis.dot(f.tau);
@@ -143,8 +156,7 @@ inline void joint_project(const Joint& joint, const math::Transform& X_PB, const
       out[0] = joint.axis.dot(f.f);
       return;
     case JointType::kFloating: {
-      const math::Matrix3 R = floating_rotation(joint, X_PB);
-      const math::Vector3 tau = R * f.tau, force = R * f.f;
+      const math::Vector3 tau = R_JB * f.tau, force = R_JB * f.f;
       for (int k = 0; k < 3; ++k) {
         out[k] = tau[k];
         out[3 + k] = force[k];
@@ -154,6 +166,12 @@ inline void joint_project(const Joint& joint, const math::Transform& X_PB, const
     case JointType::kFixed:
       return;
   }
+}
+
+/// Sᵀ f, with X_PB the joint's current pose.
+inline void joint_project(const Joint& joint, const math::Transform& X_PB, const math::SpatialForce& f, double* out) {
+  if (joint.type == JointType::kFloating) return joint_project(joint, floating_rotation(joint, X_PB), f, out);
+  joint_project(joint, X_PB.R, f, out);
 }
 
 }  // namespace coulomb::multibody

@@ -30,6 +30,7 @@ struct Workspace {
   std::vector<math::SpatialMotion> A_gravity_B;  ///< rnea: A_B − gravity (Featherstone's a₀ = −g trick)
   std::vector<math::SpatialForce> F_B;           ///< rnea: joint wrench transmitted to B, in B [N·m, N]
   std::vector<math::SpatialInertia> Ic_B;        ///< crba: composite inertia of B's subtree, in B
+  std::vector<math::Matrix3> R_JB;               ///< crba, rnea: R_JB of B's joint if floating (else unused)
 
   // aba scratch (Featherstone 2008, Table 7.1)
   std::vector<math::Matrix6> IA;                  ///< articulated inertias
@@ -42,7 +43,9 @@ struct Workspace {
   Eigen::VectorXd tau;   ///< rnea output, n_v [N·m or N]
   Eigen::VectorXd bias;  ///< bias_forces output C(q,v)v + ∂V/∂q, n_v
   Eigen::VectorXd gravity;  ///< generalized_gravity output ∂V/∂q, n_v
-  Eigen::MatrixXd M;     ///< crba output, n_v × n_v, symmetric (both triangles filled)
+  /// crba output, n_v × n_v, symmetric (both triangles filled). Zeroed here; crba writes only
+  /// the entries that can be non-zero (see crba.h), so nothing else may write M.
+  Eigen::MatrixXd M;
   Eigen::VectorXd vdot;  ///< aba output, n_v
   Eigen::VectorXd zeros_v;  ///< n_v zeros (accelerations for bias_forces)
 };

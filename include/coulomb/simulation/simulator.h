@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Cholesky>
 #include <Eigen/Core>
 
 #include "coulomb/contact/contact_jacobian.h"
@@ -117,6 +118,12 @@ class Simulator {
   Eigen::VectorXd stiffness_;  ///< per velocity: spring stiffness (K diagonal, 1-dof joints)
   Eigen::VectorXd rest_;       ///< per velocity: spring rest position
   std::vector<Eigen::MatrixXd> A_blocks_;  ///< stage-1 A at q^θ(v*), one block per tree
+  /// free_motion's buffers, sized on its first call so that later steps do not allocate.
+  struct FreeMotionScratch {
+    Eigen::VectorXd q_theta, v_theta, v_thvq, k1, m, dv, delta;
+    std::vector<Eigen::LLT<Eigen::MatrixXd>> llt;  ///< per tree: factorization of A_blocks_[t]
+  };
+  FreeMotionScratch fm_;
   contact::ContactSet contacts_;
   contact::ContactJacobian Jc_;
   Eigen::VectorXd contact_impulses_;
