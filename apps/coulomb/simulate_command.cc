@@ -35,6 +35,7 @@ struct SimulateOptions {
   std::optional<double> duration, time_step, rel_tolerance;
   std::string solver, integrator;
   bool no_html = false;
+  bool speculative_contact = false;
   bool quiet = false;
 };
 
@@ -93,6 +94,7 @@ int run_simulate(const SimulateOptions& o) {
     throw std::invalid_argument("--time-step must be > 0, got " + std::to_string(params.time_step));
   params.integrator = simulation::parse_integrator(o.integrator.empty() ? scene.integrator : o.integrator);
   if (o.rel_tolerance) params.sap.rel_tolerance = *o.rel_tolerance;
+  params.speculative_contact = o.speculative_contact;
   const double duration = o.duration.value_or(scene.duration);
   if (!(duration > 0.0) || !std::isfinite(duration))
     throw std::invalid_argument("--duration must be > 0, got " + std::to_string(duration));
@@ -191,6 +193,10 @@ Command add_simulate_command(CLI::App& app) {
                   "implicit-euler | symplectic-euler | midpoint (default: the scene's integrator)");
   sub->add_option("--rel-tolerance", options->rel_tolerance,
                   "SAP relative stopping tolerance eps_r on the momentum residual (default 1e-6)");
+  sub->add_flag("--speculative-contact", options->speculative_contact,
+                "Widen each body's contact margin by the distance it can travel in the step, so fast impacts "
+                "do not sink in for a step (same as collision: {speculative: true} in the scene; "
+                "docs/contact.md)");
   sub->add_flag("--no-html", options->no_html, "Do not write replay.html and report.html");
   sub->add_flag("-q,--quiet", options->quiet, "No progress bar and no summary (the progress bar is also off when stderr is not a terminal)");
   return Command{sub, [options] { return run_simulate(*options); }};

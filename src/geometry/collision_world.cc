@@ -135,6 +135,9 @@ struct CollisionWorld::Impl {
   fcl::DynamicAABBTreeCollisionManagerd manager;  ///< not used (nor updated) when listed_pairs
   std::vector<Transform> X_WG;  ///< per geometry, after update_poses()
   std::vector<Vector3> aabb_lo, aabb_hi;  ///< per bounded geometry: world box grown by the margin
+  /// Speculative margins: per body, a bound on the distance of its geometry from its origin and
+  /// the extra margin set by set_speculative_margins() (all 0 by default).
+  std::vector<double> body_radius, body_extra;
   /// Broadphase without the tree: every bounded pair (a < b) that may collide.
   bool listed_pairs = false;
   std::vector<std::pair<int, int>> bounded_pairs;
@@ -221,6 +224,8 @@ CollisionWorld::CollisionWorld(const multibody::Model& model, std::vector<Geomet
     throw std::invalid_argument("CollisionWorld: options.margin = " + std::to_string(options_.margin) +
                                 " must be non-negative and finite");
   const int nb = model.num_bodies();
+  impl_->body_radius.assign(static_cast<size_t>(nb), 0.0);
+  impl_->body_extra.assign(static_cast<size_t>(nb), 0.0);
   impl_->body_parent.resize(static_cast<size_t>(nb));
   impl_->body_floating.resize(static_cast<size_t>(nb));
   for (int b = 0; b < nb; ++b) {
@@ -254,6 +259,21 @@ CollisionWorld::CollisionWorld(const multibody::Model& model, std::vector<Geomet
     if (g.shape.type == ShapeType::kHalfSpace) {  // handled analytically, outside the tree
       impl_->halfspaces.push_back(i);
       continue;
+    }
+    {  // r_b: |p_BG| + the radius of the shape's bounding sphere about G's origin
+      double shape_radius = 0.0;
+      switch (g.shape.type) {
+        case ShapeType::kSphere: shape_radius = g.shape.radius; break;
+        case ShapeType::kBox: shape_radius = 0.5 * g.shape.size.norm(); break;
+        case ShapeType::kCapsule: shape_radius = g.shape.radius + 0.5 * g.shape.length; break;
+        case ShapeType::kCylinder: shape_radius = std::hypot(g.shape.radius, 0.5 * g.shape.length); break;
+        case ShapeType::kConvexMesh:
+          for (const Vector3& p : g.shape.vertices) shape_radius = std::max(shape_radius, p.norm());
+          break;
+        case ShapeType::kHalfSpace: break;  // not reached
+      }
+      double& r = impl_->body_radius[static_cast<size_t>(g.body)];
+      r = std::max(r, g.X_BG.p.norm() + shape_radius);
     }
     impl_->fcl_geometries[static_cast<size_t>(i)] = make_fcl_geometry(g.shape);
     auto object = std::make_unique<GeometryObject>(impl_->fcl_geometries[static_cast<size_t>(i)], i);
@@ -310,12 +330,38 @@ void CollisionWorld::update_poses(const multibody::Workspace& ws) {
     if (object == nullptr) continue;
     object->setTransform(to_fcl(X));
     Vector3 lo, hi;
-    internal::world_aabb(g.shape, X, options_.margin, &lo, &hi);
+    internal::world_aabb(g.shape, X, options_.margin + impl_->body_extra[static_cast<size_t>(g.body)], &lo, &hi);
     object->set_aabb(lo, hi);
     impl_->aabb_lo[static_cast<size_t>(i)] = lo;
     impl_->aabb_hi[static_cast<size_t>(i)] = hi;
   }
   if (!impl_->listed_pairs) impl_->manager.update();
+}
+
+void CollisionWorld::set_speculative_margins(const multibody::Workspace& ws, double time_step) {
+  if (!(time_step > 0.0) || !std::isfinite(time_step))
+    throw std::invalid_argument("CollisionWorld::set_speculative_margins: time step must be > 0, got " +
+                                std::to_string(time_step));
+  const size_t nb = impl_->body_extra.size();
+  if (ws.V_B.size() < nb)
+    throw std::invalid_argument("CollisionWorld::set_speculative_margins: workspace has " + std::to_string(ws.V_B.size()) +
+                                " body velocities, the world needs " + std::to_string(nb));
+  for (size_t b = 1; b < nb; ++b) {
+    const math::SpatialMotion& V = ws.V_B[b];
+    const double speed = V.v.norm() + V.w.norm() * impl_->body_radius[b];
+    // Only the travel beyond the fixed margin: slow bodies (resting piles) keep exactly the
+    // fixed margin, so speculative contacts cannot feed back into a resting state.
+    impl_->body_extra[b] = std::isfinite(speed) ? std::max(0.0, time_step * speed - options_.margin) : 0.0;
+  }
+  impl_->body_extra[0] = 0.0;  // the world does not move
+}
+
+void CollisionWorld::clear_speculative_margins() { std::fill(impl_->body_extra.begin(), impl_->body_extra.end(), 0.0); }
+
+double CollisionWorld::speculative_margin(int body) const {
+  if (body < 0 || body >= static_cast<int>(impl_->body_extra.size()))
+    throw std::out_of_range("CollisionWorld::speculative_margin: body " + std::to_string(body) + " out of range");
+  return impl_->body_extra[static_cast<size_t>(body)];
 }
 
 const math::Transform& CollisionWorld::pose(int g) const {
@@ -347,7 +393,6 @@ bool CollisionWorld::can_collide(int a, int b) const {
 void CollisionWorld::compute_contacts(std::vector<ContactPoint>& out) const {
   out.clear();
   Impl& im = *impl_;
-  const double margin = options_.margin;
 
   // Candidate pairs (a < b): broadphase over bounded geometries, plus every half-space with
   // every other geometry.
@@ -380,6 +425,8 @@ void CollisionWorld::compute_contacts(std::vector<ContactPoint>& out) const {
     const Shape& sb = geometries_[static_cast<size_t>(second)].shape;
     const Transform& Xa = im.X_WG[static_cast<size_t>(first)];
     const Transform& Xb = im.X_WG[static_cast<size_t>(second)];
+    const double margin = options_.margin + im.body_extra[static_cast<size_t>(geometries_[static_cast<size_t>(a)].body)] +
+                          im.body_extra[static_cast<size_t>(geometries_[static_cast<size_t>(b)].body)];
     im.pair_contacts.clear();
 
     if (sa.type == ShapeType::kHalfSpace || sb.type == ShapeType::kHalfSpace) {

@@ -741,8 +741,9 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
             scene.contact.dissipation_time);
   }
   if (top.has("collision")) {
-    const Map c(r, top.value("collision"), "collision", {"margin"});
+    const Map c(r, top.value("collision"), "collision", {"margin", "speculative"});
     scene.collision.margin = c.number("margin", scene.collision.margin);
+    scene.collision.speculative = c.boolean("speculative", scene.collision.speculative);
     require(scene.collision.margin >= 0.0, c, "margin", "must be >= 0 m", scene.collision.margin);
   }
 

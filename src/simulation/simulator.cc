@@ -172,8 +172,14 @@ const StepStats& Simulator::step() {
   const Eigen::VectorXd q0 = q_, v0 = v_;
   stats_ = StepStats();
 
-  // 0. Contacts at q₀.
-  multibody::forward_kinematics(model, ws_, q0);
+  // 0. Contacts at q₀, within the collision margin plus, with speculative contact, the distance
+  // each body can travel in this step at v₀.
+  if (parameters_.speculative_contact || scene_.collision.speculative) {
+    multibody::forward_kinematics(model, ws_, q0, v0);
+    world_.set_speculative_margins(ws_, dt);
+  } else {
+    multibody::forward_kinematics(model, ws_, q0);
+  }
   world_.update_poses(ws_);
   contact::gather_contacts(world_, scene_.contact, contacts_);
   contact::contact_jacobian(model, ws_, contacts_, Jc_);

@@ -263,6 +263,61 @@ TEST(CollisionWorldTest, BroadphaseBoxesAreGrownByTheMargin) {
   EXPECT_TRUE(contacts_of(tight).empty());
 }
 
+// Speculative margins: a ball (r = 0.1) 10 mm above the ground, not reported with the 2 mm
+// margin, is reported once its velocity says it reaches the ground within the step:
+// extra = max(0, δt (‖v‖ + ‖ω‖ r_b) − margin). The broadphase boxes grow too (two balls).
+TEST(CollisionWorldTest, SpeculativeMarginsFollowTheVelocities) {
+  FreeBodies fb(2);
+  CollisionWorld world(fb.model, {make_geometry("ground", 0, Shape::HalfSpace()), make_geometry("ball", 1, Shape::Sphere(0.1)),
+                                  make_geometry("other", 2, Shape::Sphere(0.1))});
+  fb.set_pose(1, at(0, 0, 0.1 + 0.01));
+  fb.set_pose(2, at(0, 0, 0.5));  // far from everything
+  Eigen::VectorXd v = Eigen::VectorXd::Zero(fb.model.nv());
+  const double dt = 0.01;
+  auto contacts_at = [&](const Eigen::VectorXd& vel) {
+    multibody::forward_kinematics(fb.model, fb.ws, fb.q, vel);
+    world.set_speculative_margins(fb.ws, dt);
+    world.update_poses(fb.ws);
+    return contacts_of(world);
+  };
+  EXPECT_TRUE(contacts_at(v).empty());
+  EXPECT_EQ(world.speculative_margin(1), 0.0);
+  // Slow (d = 1 mm < margin): nothing extra.
+  const int i1 = fb.model.body(1).joint.v_index;
+  v[i1 + 5] = -0.1;
+  EXPECT_TRUE(contacts_at(v).empty());
+  EXPECT_EQ(world.speculative_margin(1), 0.0);
+  // Falling at 1.5 m/s: d = 15 mm, extra 13 mm, the pair is reported at φ = 10 mm.
+  v[i1 + 5] = -1.5;
+  auto c = contacts_at(v);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_NEAR(c[0].phi, 0.01, 1e-12);
+  EXPECT_NEAR(world.speculative_margin(1), 0.013, 1e-15);
+  EXPECT_EQ(world.speculative_margin(2), 0.0);
+  // Spinning in place at 12 rad/s: the ball's points move 12 × 0.1 × 0.01 = 12 mm: reported.
+  v.setZero();
+  v[i1 + 1] = 12.0;
+  c = contacts_at(v);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_NEAR(world.speculative_margin(1), 0.01, 1e-15);
+  // Two balls 11 mm apart, one moving at 0.8 m/s, the other at 0.6 m/s (extras 6 mm and 4 mm):
+  // the broadphase boxes (grown by margin + extra each) overlap and the pair is found.
+  fb.set_pose(1, at(0, 0, 1.0));
+  fb.set_pose(2, at(0.2 + 0.011, 0, 1.0));
+  v.setZero();
+  v[i1 + 3] = 0.8;
+  v[fb.model.body(2).joint.v_index + 3] = -0.6;
+  c = contacts_at(v);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_NEAR(c[0].phi, 0.011, 1e-12);
+  // Cleared: back to the fixed margin.
+  world.clear_speculative_margins();
+  world.update_poses(fb.ws);
+  EXPECT_TRUE(contacts_of(world).empty());
+  EXPECT_THROW(world.set_speculative_margins(fb.ws, 0.0), std::invalid_argument);
+  EXPECT_THROW(world.speculative_margin(3), std::out_of_range);
+}
+
 TEST(CollisionWorldTest, PosesFollowTheBodies) {
   FreeBodies fb(1);
   const Transform X_BG = pose(rot_y(0.4), Vector3(0.1, 0.2, 0.3));

@@ -109,6 +109,7 @@ TEST(SceneBadInputTest, StringScenes) {
   EXPECT_EQ(message("duration: .inf\n"), "inline.yaml:1: duration: must be a finite number, got .inf");
   EXPECT_EQ(message("time_step: '0.01'\n"), "inline.yaml:1: time_step: expected a number, got '0.01'");
   EXPECT_EQ(message("collision: {margin: -1}\n"), "inline.yaml:1: collision.margin: must be >= 0 m, got -1");
+  EXPECT_EQ(message("collision: {speculative: 2}\n"), "inline.yaml:1: collision.speculative: expected true or false, got '2'");
   EXPECT_EQ(message("bodies:\n  - {name: world, fixed: true}\n"),
             "inline.yaml:2: bodies[0].name: must be non-empty and not 'world' (the world body), got 'world'");
   EXPECT_EQ(message("bodies:\n  - {name: b, mass: 1, shapes: [{type: sphere, radius: 0.1}], collision_mask: -1}\n"),

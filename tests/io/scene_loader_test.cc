@@ -369,7 +369,7 @@ gravity: [0, 0, -1.62]
 solver: lstable
 integrator: symplectic-euler
 contact: {mu: 0.3, stiffness: 2.0e5, dissipation_time: 0.05}
-collision: {margin: 0.005}
+collision: {margin: 0.005, speculative: true}
 description: moon
 )");
   EXPECT_DOUBLE_EQ(s2.time_step, 0.002);
@@ -381,6 +381,7 @@ description: moon
   EXPECT_DOUBLE_EQ(s2.contact.stiffness, 2e5);
   EXPECT_DOUBLE_EQ(s2.contact.dissipation_time, 0.05);
   EXPECT_DOUBLE_EQ(s2.collision.margin, 0.005);
+  EXPECT_TRUE(s2.collision.speculative);
   EXPECT_EQ(s2.description, "moon");
 }
 

@@ -53,6 +53,10 @@ struct CollisionOptions {
   /// Report pairs whose signed distance is at most `margin` [m], so that solvers see contacts
   /// about to happen. Default 2 mm.
   double margin = 2e-3;
+  /// Speculative contact: the simulator widens each body's margin by the distance its geometry
+  /// can travel in the step (CollisionWorld::set_speculative_margins). Off by default; see
+  /// docs/contact.md for what it costs and gains.
+  bool speculative = false;
 };
 
 class CollisionWorld {
@@ -77,11 +81,27 @@ class CollisionWorld {
   /// options().margin. Throws std::invalid_argument if ws.X_WB lacks a geometry's body.
   void update_poses(const multibody::Workspace& ws);
 
+  /// Speculative contact margins (velocity-dependent). For each body b with geometry,
+  /// d_b = δt (‖v_Bo‖ + ‖ω_B‖ r_b) [m] bounds how far any point of b moves in one step of
+  /// δt = `time_step` [s] at the velocities in ws.V_B (forward_kinematics with v); r_b [m] bounds
+  /// the distance of b's geometry from b's origin. The extra margin is max(0, d_b − margin): a
+  /// pair (a, b) is then reported when φ ≤ margin + extra_a + extra_b, so a body falling fast is
+  /// caught by the contact it will reach within the step instead of sinking into it for a step,
+  /// while slow bodies (a resting pile) keep exactly the fixed margin. The broadphase boxes grow
+  /// by the same amount at the next update_poses(). Throws std::invalid_argument for δt ≤ 0 or a
+  /// workspace without body velocities.
+  void set_speculative_margins(const multibody::Workspace& ws, double time_step);
+  /// Back to the fixed options().margin for every body.
+  void clear_speculative_margins();
+  /// The extra margin of body b [m] (0 when none is set).
+  double speculative_margin(int body) const;
+
   /// Pose X_WG of geometry g in the world after the last update_poses(). Throws
   /// std::out_of_range for a bad index.
   const math::Transform& pose(int g) const;
 
-  /// All contact points with φ ≤ margin at the current poses, sorted by (geometry_a,
+  /// All contact points with φ ≤ margin (plus the two bodies' speculative margins, if set) at the
+  /// current poses, sorted by (geometry_a,
   /// geometry_b) and then by point coordinates, so that runs are reproducible. Face contacts
   /// (box–plane, box–box, cylinder flat face–plane, …) give a manifold of ≥ 4 points at the
   /// corners of the clipped contact polygon. `out` is cleared first.

@@ -2,7 +2,8 @@
 // Permenter, Han (§II-C/D, Algorithm 1; digest ../shared/digests/sap.md §2.3–2.4).
 //
 // One step from (q₀, v₀):
-//  0. Contacts gathered once at q₀ (with the collision margin) and their Jacobian J(q₀).
+//  0. Contacts gathered once at q₀ (within the collision margin, plus each body's travel in
+//     the step at v₀ with speculative contact) and their Jacobian J(q₀).
 //  1. Free motion: v* solves m(v) = M(q^θ)(v − v₀) − δt k(q^θ, v^θ) = 0 (Eq. 14) by Newton
 //     iterations with the SPD Jacobian approximation A = M + δt²θθ_vq K + δtθ D (Eq. 15, with the
 //     digest's resolution of the K typo, §8 item 2: K = −∂k₁/∂q N). k = k₁ + k₂ with k₁ the joint
@@ -49,6 +50,12 @@ struct SimulatorParameters {
   int free_motion_max_iterations = 30;   ///< stage-1 Newton iterations (implicit schemes)
   double free_motion_tolerance = 1e-12;  ///< on ‖Δv‖ / max(1, ‖v*‖)
   bool joint_limits = true;              ///< add SAP limit constraints for finite joint limits
+  /// Speculative contact: gather contacts at q₀ within the collision margin plus, per body, the
+  /// distance δt (‖v‖ + ‖ω‖ r) its geometry can travel in the step at v₀
+  /// (CollisionWorld::set_speculative_margins). Without it a body approaching faster than
+  /// margin/δt meets no contact in the step and sinks into the surface for one step. Also on
+  /// when the scene sets collision.speculative.
+  bool speculative_contact = false;
 };
 
 /// What one step did.
