@@ -85,8 +85,11 @@ void SapProblem::multiply_J(const Eigen::Ref<const Eigen::VectorXd>& v, Eigen::R
       Eigen::Vector3d out = Eigen::Vector3d::Zero();
       for (int k = 0; k < c.num_trees(); ++k) {
         const Eigen::MatrixXd& J = c.jacobian(k);
-        out.noalias() += Eigen::Map<const Eigen::Matrix<double, 3, Eigen::Dynamic>>(J.data(), 3, J.cols()) *
-                         v.segment(tree_start_[c.tree(k)], J.cols());
+        if (J.cols() == 6)  // a free body
+          out.noalias() += Eigen::Map<const Eigen::Matrix<double, 3, 6>>(J.data()) * v.segment<6>(tree_start_[c.tree(k)]);
+        else
+          out.noalias() += Eigen::Map<const Eigen::Matrix<double, 3, Eigen::Dynamic>>(J.data(), 3, J.cols()) *
+                           v.segment(tree_start_[c.tree(k)], J.cols());
       }
       vc.segment<3>(row_start_[i]) = out;
       continue;
@@ -107,8 +110,12 @@ void SapProblem::multiply_J_transpose(const Eigen::Ref<const Eigen::VectorXd>& g
       const Eigen::Vector3d g = gamma.segment<3>(row_start_[i]);
       for (int k = 0; k < c.num_trees(); ++k) {
         const Eigen::MatrixXd& J = c.jacobian(k);
-        x.segment(tree_start_[c.tree(k)], J.cols()).noalias() +=
-            Eigen::Map<const Eigen::Matrix<double, 3, Eigen::Dynamic>>(J.data(), 3, J.cols()).transpose() * g;
+        if (J.cols() == 6)
+          x.segment<6>(tree_start_[c.tree(k)]).noalias() +=
+              Eigen::Map<const Eigen::Matrix<double, 3, 6>>(J.data()).transpose() * g;
+        else
+          x.segment(tree_start_[c.tree(k)], J.cols()).noalias() +=
+              Eigen::Map<const Eigen::Matrix<double, 3, Eigen::Dynamic>>(J.data(), 3, J.cols()).transpose() * g;
       }
       continue;
     }
