@@ -11,7 +11,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include "coulomb/io/replay_writer.h"
@@ -98,6 +100,16 @@ int run_simulate(const SimulateOptions& o) {
   const double duration = o.duration.value_or(scene.duration);
   if (!(duration > 0.0) || !std::isfinite(duration))
     throw std::invalid_argument("--duration must be > 0, got " + std::to_string(duration));
+  // The step count as a double first: converting a double outside int's range to int is undefined
+  // behaviour (on x86-64 it gave INT_MIN, so a 1e9 s run silently took 0 steps and exited 0).
+  const double steps_needed = std::ceil(duration / params.time_step - 1e-9);
+  if (!(steps_needed <= static_cast<double>(std::numeric_limits<int>::max()))) {
+    std::ostringstream message;
+    message << "--duration " << duration << " s at --time-step " << params.time_step << " s needs " << steps_needed
+            << " steps, more than the " << std::numeric_limits<int>::max() << " a run can take";
+    throw std::invalid_argument(message.str());
+  }
+  const int num_steps = static_cast<int>(steps_needed);
 
   fs::create_directories(o.output);
   const std::string dir = fs::path(o.output).string();
@@ -118,7 +130,6 @@ int run_simulate(const SimulateOptions& o) {
   }
 
   const bool progress = !o.quiet && ::isatty(STDERR_FILENO);
-  const int num_steps = static_cast<int>(std::ceil(duration / params.time_step - 1e-9));
   auto last_print = std::chrono::steady_clock::now();
   for (int k = 0; k < num_steps; ++k) {
     const simulation::StepStats& s = sim.step();

@@ -24,6 +24,8 @@ namespace {
 namespace fs = std::filesystem;
 
 using coulomb::testing::kCli;
+using coulomb::testing::run_cli;
+using coulomb::testing::RunResult;
 using coulomb::testing::shell_quote;
 
 
@@ -92,6 +94,31 @@ TEST(SimulateCliTest, EveryExampleSceneRunsWithoutFailures) {
     while (std::getline(trajectory, line))
       if (!line.empty()) ++rows;
     EXPECT_EQ(rows, steps + 1);
+  }
+  fs::remove_all(root);
+}
+
+// A duration and time step whose step count does not fit in an int are a clear error (exit 1,
+// no output folder), not a double-to-int conversion out of range (undefined behaviour: on
+// x86-64 the count became INT_MIN and the run silently took 0 steps, exiting 0).
+TEST(SimulateCliTest, TooManyStepsIsAClearError) {
+  if (kCli.empty()) GTEST_SKIP() << "coulomb_cli is not built (COULOMB_CLI_PATH undefined)";
+  const std::string scene = std::string(COULOMB_SOURCE_DIR) + "/examples/scenes/incline.yaml";
+  const fs::path root = fs::temp_directory_path() / ("coulomb_simulate_steps_test_" + std::to_string(::getpid()));
+  const std::vector<std::vector<std::string>> cases = {
+      {"--duration", "1e9", "--time-step", "1e-3"},     // 1e12 steps
+      {"--duration", "1", "--time-step", "1e-300"},     // 1e300 steps
+      {"--duration", "1e300", "--time-step", "1e-300"}, // the ratio overflows to inf
+      {"--duration", "2147483.648", "--time-step", "1e-3"}};  // INT_MAX + 1 steps
+  for (const std::vector<std::string>& c : cases) {
+    fs::remove_all(root);
+    std::vector<std::string> args = {"simulate", scene, "-o", (root / "out").string(), "-q", "--no-html"};
+    args.insert(args.end(), c.begin(), c.end());
+    const RunResult r = run_cli(args);
+    SCOPED_TRACE(c[1] + " s at " + c[3] + " s");
+    EXPECT_EQ(r.status, 1) << r.out << r.err;
+    EXPECT_NE(r.err.find("steps, more than"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(root / "out" / "stats.json"));
   }
   fs::remove_all(root);
 }
