@@ -102,7 +102,7 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   if (s.v_theta.size() != nv || s.llt.size() != trees_.size()) {
     s.q_theta.resize(model.nq());
     for (Eigen::VectorXd* x : {&s.v_theta, &s.v_thvq, &s.k1, &s.m, &s.dv, &s.delta}) x->resize(nv);
-    s.llt.assign(trees_.size(), Eigen::LLT<Eigen::MatrixXd>());
+    s.llt = std::vector<Eigen::LLT<Eigen::MatrixXd>>(trees_.size());  // built in place: copying a default LLT reads its uninitialized info
     A_blocks_.resize(trees_.size());
     for (size_t t = 0; t < trees_.size(); ++t) {
       A_blocks_[t].resize(trees_[t].nv, trees_[t].nv);
