@@ -48,7 +48,7 @@ struct SimulatorParameters {
   solvers::sap::SapSolverParameters sap;            ///< SAP tolerances, line search, linear solver
   solvers::sap::SapRegularization regularization;   ///< β, σ for contacts and limits
   int free_motion_max_iterations = 30;   ///< stage-1 Newton iterations (implicit schemes)
-  double free_motion_tolerance = 1e-12;  ///< on ‖Δv‖ / max(1, ‖v*‖)
+  double free_motion_tolerance = 1e-10;  ///< on ‖Δv‖ / max(1, ‖v*‖)
   bool joint_limits = true;              ///< add SAP limit constraints for finite joint limits
   /// Speculative contact: gather contacts at q₀ within the collision margin plus, per body, the
   /// distance δt (‖v‖ + ‖ω‖ r) its geometry can travel in the step at v₀
