@@ -318,6 +318,28 @@ TEST(CollisionWorldTest, SpeculativeMarginsFollowTheVelocities) {
   EXPECT_THROW(world.speculative_margin(3), std::out_of_range);
 }
 
+// Worlds with more than 2048 candidate pairs use FCL's dynamic AABB tree instead of the pair
+// list. 70 balls (2415 pairs) in a row, 1.5 mm apart: exactly the 69 neighbouring pairs are
+// reported, at φ = 1.5 mm, before and after the row moves (the tree is refitted).
+TEST(CollisionWorldTest, LargeWorldsUseTheTreeBroadphaseWithTheSameResults) {
+  const int n = 70;
+  FreeBodies fb(n);
+  std::vector<geometry::Geometry> g;
+  for (int i = 1; i <= n; ++i) g.push_back(make_geometry("ball" + std::to_string(1000 + i), i, Shape::Sphere(0.1)));
+  CollisionWorld world(fb.model, g);
+  for (const Vector3& offset : {Vector3(0, 0, 1), Vector3(3, -2, 5)}) {
+    for (int i = 1; i <= n; ++i) fb.set_pose(i, at(offset.x() + (i - 1) * 0.2015, offset.y(), offset.z()));
+    fb.apply(world);
+    const auto c = contacts_of(world);
+    ASSERT_EQ(static_cast<int>(c.size()), n - 1);
+    for (size_t k = 0; k < c.size(); ++k) {
+      EXPECT_EQ(c[k].geometry_b, c[k].geometry_a + 1);
+      EXPECT_NEAR(c[k].phi, 0.0015, 1e-12);
+      expect_vec_near(c[k].n_W, Vector3::UnitX(), 1e-12);
+    }
+  }
+}
+
 TEST(CollisionWorldTest, PosesFollowTheBodies) {
   FreeBodies fb(1);
   const Transform X_BG = pose(rot_y(0.4), Vector3(0.1, 0.2, 0.3));
