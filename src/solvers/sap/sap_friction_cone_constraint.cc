@@ -126,81 +126,94 @@ void SapFrictionConeConstraint::prepare(double dt, const Eigen::Ref<const Eigen:
   v_hat_ << 0.0, 0.0, -p.phi0 / (dt + p.dissipation_time);  // §V: v̂_n = −φ₀/(δt + τ_d)
 }
 
-double SapFrictionConeConstraint::calc(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,
-                                       Eigen::Ref<Eigen::MatrixXd>* G) const {
-  // The same formulas as friction_cone::project / hessian / cost (tested against each other),
-  // with the region and the norms evaluated once: this runs for every contact at every
-  // line-search evaluation.
+// Inlined into calc and calc_along, which run for every contact at every line-search evaluation.
+[[gnu::always_inline]] inline SapFrictionConeConstraint::Projection SapFrictionConeConstraint::project(const Eigen::Ref<const Eigen::VectorXd>& vc,
+                                                                          Eigen::Ref<Eigen::VectorXd> gamma) const {
+  // The same formulas as friction_cone::project / cost (tested against each other), with the
+  // region and the norms evaluated once: this runs for every contact at every line-search
+  // evaluation.
+  Projection p;
   const double Rt = R_[0], Rn = R_[2], mu = parameters_.mu;
-  const Eigen::Vector3d y(-vc[0] / Rt, -vc[1] / Rt, -(vc[2] - v_hat_[2]) / Rn);  // Eq. 23
-  const double yr = std::sqrt(y[0] * y[0] + y[1] * y[1]);
-  if (yr <= mu * y[2]) {  // stiction
-    gamma = y;
-    if (G != nullptr) {
-      G->setZero();
-      (*G)(0, 0) = (*G)(1, 1) = 1.0 / Rt;
-      (*G)(2, 2) = 1.0 / Rn;
-    }
-    return 0.5 * (Rt * yr * yr + Rn * y[2] * y[2]);
+  const double y0 = -vc[0] / Rt, y1 = -vc[1] / Rt, y2 = -(vc[2] - v_hat_[2]) / Rn;  // Eq. 23
+  p.yr = std::sqrt(y0 * y0 + y1 * y1);
+  if (p.yr <= mu * y2) {
+    p.region = FrictionConeRegion::kStiction;
+    gamma[0] = y0;
+    gamma[1] = y1;
+    gamma[2] = y2;
+    p.cost = 0.5 * (Rt * p.yr * p.yr + Rn * y2 * y2);
+    return p;
   }
   const double mu_hat = mu * Rt / Rn;
-  if (y[2] < -mu_hat * yr) {  // no contact
-    gamma.setZero();
-    if (G != nullptr) G->setZero();
-    return 0.0;
+  if (y2 < -mu_hat * p.yr) {
+    p.region = FrictionConeRegion::kNoContact;
+    gamma[0] = gamma[1] = gamma[2] = 0.0;
+    return p;
   }
   // sliding (y_r > 0 here)
-  const double mu_tilde2 = mu * mu_hat;
-  const double s = y[2] + mu_hat * yr;
-  const double gn = s / (1.0 + mu_tilde2);
-  const Eigen::Vector2d t = y.head<2>() / yr;
-  gamma[0] = mu * gn * t[0];
-  gamma[1] = mu * gn * t[1];
-  gamma[2] = gn;
-  if (G != nullptr) {
-    Eigen::Vector3d f;
-    f << mu * t, 1.0;
-    *G = f * f.transpose() / (Rn * (1.0 + mu_tilde2));
-    G->topLeftCorner<2, 2>() += (mu * gn / (Rt * yr)) * (Eigen::Matrix2d::Identity() - t * t.transpose());
+  p.region = FrictionConeRegion::kSliding;
+  p.mu_tilde2 = mu * mu_hat;
+  const double sn = y2 + mu_hat * p.yr;
+  p.gn = sn / (1.0 + p.mu_tilde2);
+  p.t0 = y0 / p.yr;
+  p.t1 = y1 / p.yr;
+  gamma[0] = mu * p.gn * p.t0;
+  gamma[1] = mu * p.gn * p.t1;
+  gamma[2] = p.gn;
+  p.cost = Rn * sn * sn / (2.0 * (1.0 + p.mu_tilde2));
+  return p;
+}
+
+double SapFrictionConeConstraint::calc(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,
+                                       Eigen::Ref<Eigen::MatrixXd>* G) const {
+  const Projection p = project(vc, gamma);
+  if (G == nullptr) return p.cost;
+  const double Rt = R_[0], Rn = R_[2], mu = parameters_.mu;
+  G->setZero();
+  switch (p.region) {
+    case FrictionConeRegion::kStiction:
+      (*G)(0, 0) = (*G)(1, 1) = 1.0 / Rt;
+      (*G)(2, 2) = 1.0 / Rn;
+      break;
+    case FrictionConeRegion::kNoContact:
+      break;
+    case FrictionConeRegion::kSliding: {
+      // Digest §3.2: G = f fᵀ/(R_n(1 + μ̃²)) + (μ γ_n/(R_t y_r)) [P⊥(t̂) 0; 0 0], f = [μ t̂; 1].
+      const Eigen::Vector2d t(p.t0, p.t1);
+      Eigen::Vector3d f;
+      f << mu * t, 1.0;
+      *G = f * f.transpose() / (Rn * (1.0 + p.mu_tilde2));
+      G->topLeftCorner<2, 2>() += (mu * p.gn / (Rt * p.yr)) * (Eigen::Matrix2d::Identity() - t * t.transpose());
+      break;
+    }
   }
-  return Rn * s * s / (2.0 * (1.0 + mu_tilde2));
+  return p.cost;
 }
 
 double SapFrictionConeConstraint::calc_along(const Eigen::Ref<const Eigen::VectorXd>& vc,
                                              const Eigen::Ref<const Eigen::VectorXd>& dvc,
                                              Eigen::Ref<Eigen::VectorXd> gamma, double* curvature) const {
-  // calc() with Δv_cᵀ G Δv_c from the closed form of G (digest §3.2): in stiction
-  // Δv_tᵀΔv_t/R_t + Δv_n²/R_n; sliding (fᵀΔv_c)²/(R_n(1 + μ̃²)) + μγ_n/(R_t y_r)(‖Δv_t‖² − (t̂ᵀΔv_t)²).
+  // Δv_cᵀ G Δv_c from the closed form of G (digest §3.2): in stiction Δv_tᵀΔv_t/R_t + Δv_n²/R_n;
+  // sliding (fᵀΔv_c)²/(R_n(1 + μ̃²)) + μγ_n/(R_t y_r)(‖Δv_t‖² − (t̂ᵀΔv_t)²); no contact 0.
+  const Projection p = project(vc, gamma);
+  if (curvature == nullptr) return p.cost;
   const double Rt = R_[0], Rn = R_[2], mu = parameters_.mu;
-  const double y0 = -vc[0] / Rt, y1 = -vc[1] / Rt, y2 = -(vc[2] - v_hat_[2]) / Rn;  // Eq. 23
-  const double yr = std::sqrt(y0 * y0 + y1 * y1);
   const double d0 = dvc[0], d1 = dvc[1], d2 = dvc[2];
-  if (yr <= mu * y2) {  // stiction
-    gamma[0] = y0;
-    gamma[1] = y1;
-    gamma[2] = y2;
-    if (curvature != nullptr) *curvature = (d0 * d0 + d1 * d1) / Rt + d2 * d2 / Rn;
-    return 0.5 * (Rt * yr * yr + Rn * y2 * y2);
+  switch (p.region) {
+    case FrictionConeRegion::kStiction:
+      *curvature = (d0 * d0 + d1 * d1) / Rt + d2 * d2 / Rn;
+      break;
+    case FrictionConeRegion::kNoContact:
+      *curvature = 0.0;
+      break;
+    case FrictionConeRegion::kSliding: {
+      const double td = p.t0 * d0 + p.t1 * d1;
+      const double fd = mu * td + d2;
+      *curvature = fd * fd / (Rn * (1.0 + p.mu_tilde2)) + (mu * p.gn / (Rt * p.yr)) * (d0 * d0 + d1 * d1 - td * td);
+      break;
+    }
   }
-  const double mu_hat = mu * Rt / Rn;
-  if (y2 < -mu_hat * yr) {  // no contact
-    gamma[0] = gamma[1] = gamma[2] = 0.0;
-    if (curvature != nullptr) *curvature = 0.0;
-    return 0.0;
-  }
-  const double mu_tilde2 = mu * mu_hat;
-  const double s = y2 + mu_hat * yr;
-  const double gn = s / (1.0 + mu_tilde2);
-  const double t0 = y0 / yr, t1 = y1 / yr;
-  gamma[0] = mu * gn * t0;
-  gamma[1] = mu * gn * t1;
-  gamma[2] = gn;
-  if (curvature != nullptr) {
-    const double fd = mu * (t0 * d0 + t1 * d1) + d2;
-    const double td = t0 * d0 + t1 * d1;
-    *curvature = fd * fd / (Rn * (1.0 + mu_tilde2)) + (mu * gn / (Rt * yr)) * (d0 * d0 + d1 * d1 - td * td);
-  }
-  return Rn * s * s / (2.0 * (1.0 + mu_tilde2));
+  return p.cost;
 }
 
 }  // namespace coulomb::solvers::sap

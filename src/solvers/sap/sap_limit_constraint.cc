@@ -50,15 +50,25 @@ void SapLimitConstraint::prepare(double dt, const Eigen::Ref<const Eigen::Matrix
   v_hat_ = -g0_ / (dt + tau);
 }
 
-double SapLimitConstraint::calc(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,
-                                Eigen::Ref<Eigen::MatrixXd>* G) const {
+double SapLimitConstraint::project(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,
+                                   double* G_diagonal) const {
   double cost = 0.0;
-  if (G != nullptr) G->setZero();
   for (int r = 0; r < num_rows(); ++r) {
     const double y = -(vc[r] - v_hat_[r]) / R_[r];
     gamma[r] = std::max(0.0, y);
     cost += 0.5 * R_[r] * gamma[r] * gamma[r];
-    if (G != nullptr && y >= 0.0) (*G)(r, r) = 1.0 / R_[r];
+    G_diagonal[r] = y >= 0.0 ? 1.0 / R_[r] : 0.0;
+  }
+  return cost;
+}
+
+double SapLimitConstraint::calc(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,
+                                Eigen::Ref<Eigen::MatrixXd>* G) const {
+  double g[2];
+  const double cost = project(vc, gamma, g);
+  if (G != nullptr) {
+    G->setZero();
+    for (int r = 0; r < num_rows(); ++r) (*G)(r, r) = g[r];
   }
   return cost;
 }
@@ -66,14 +76,12 @@ double SapLimitConstraint::calc(const Eigen::Ref<const Eigen::VectorXd>& vc, Eig
 double SapLimitConstraint::calc_along(const Eigen::Ref<const Eigen::VectorXd>& vc,
                                       const Eigen::Ref<const Eigen::VectorXd>& dvc, Eigen::Ref<Eigen::VectorXd> gamma,
                                       double* curvature) const {
-  double cost = 0.0, d2 = 0.0;
-  for (int r = 0; r < num_rows(); ++r) {
-    const double y = -(vc[r] - v_hat_[r]) / R_[r];
-    gamma[r] = std::max(0.0, y);
-    cost += 0.5 * R_[r] * gamma[r] * gamma[r];
-    if (y >= 0.0) d2 += dvc[r] * dvc[r] / R_[r];
+  double g[2];
+  const double cost = project(vc, gamma, g);
+  if (curvature != nullptr) {
+    *curvature = 0.0;
+    for (int r = 0; r < num_rows(); ++r) *curvature += g[r] * dvc[r] * dvc[r];
   }
-  if (curvature != nullptr) *curvature = d2;
   return cost;
 }
 

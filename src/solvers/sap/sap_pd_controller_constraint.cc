@@ -36,33 +36,35 @@ void SapPdControllerConstraint::prepare(double dt, const Eigen::Ref<const Eigen:
   gamma_max_ = dt * p.effort_limit;
 }
 
-double SapPdControllerConstraint::calc(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,
-                                       Eigen::Ref<Eigen::MatrixXd>* G) const {
+double SapPdControllerConstraint::project(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,
+                                          double* G_00) const {
   const double R = R_[0];
   const double y = -(vc[0] - v_hat_[0]) / R;
   if (std::abs(y) <= gamma_max_) {
     gamma[0] = y;
-    if (G != nullptr) (*G)(0, 0) = 1.0 / R;
+    *G_00 = 1.0 / R;
     return 0.5 * R * y * y;
   }
   gamma[0] = std::copysign(gamma_max_, y);
-  if (G != nullptr) (*G)(0, 0) = 0.0;
+  *G_00 = 0.0;
   return R * gamma_max_ * (std::abs(y) - 0.5 * gamma_max_);
+}
+
+double SapPdControllerConstraint::calc(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,
+                                       Eigen::Ref<Eigen::MatrixXd>* G) const {
+  double g = 0.0;
+  const double cost = project(vc, gamma, &g);
+  if (G != nullptr) (*G)(0, 0) = g;
+  return cost;
 }
 
 double SapPdControllerConstraint::calc_along(const Eigen::Ref<const Eigen::VectorXd>& vc,
                                              const Eigen::Ref<const Eigen::VectorXd>& dvc,
                                              Eigen::Ref<Eigen::VectorXd> gamma, double* curvature) const {
-  const double R = R_[0];
-  const double y = -(vc[0] - v_hat_[0]) / R;
-  if (std::abs(y) <= gamma_max_) {
-    gamma[0] = y;
-    if (curvature != nullptr) *curvature = dvc[0] * dvc[0] / R;
-    return 0.5 * R * y * y;
-  }
-  gamma[0] = std::copysign(gamma_max_, y);
-  if (curvature != nullptr) *curvature = 0.0;
-  return R * gamma_max_ * (std::abs(y) - 0.5 * gamma_max_);
+  double g = 0.0;
+  const double cost = project(vc, gamma, &g);
+  if (curvature != nullptr) *curvature = g * dvc[0] * dvc[0];
+  return cost;
 }
 
 }  // namespace coulomb::solvers::sap

@@ -57,6 +57,15 @@ class SapFrictionConeConstraint : public SapConstraint {
                     Eigen::Ref<Eigen::VectorXd> gamma, double* curvature) const override;
 
  private:
+  // γ = P(y(v_c)) written to `gamma`, with what G and its quadratic form need.
+  struct Projection {
+    FrictionConeRegion region = FrictionConeRegion::kNoContact;
+    double cost = 0.0;                 // ℓ(v_c) [J]
+    double yr = 0.0;                   // ‖y_t‖
+    double t0 = 0.0, t1 = 0.0;         // t̂ = y_t / y_r (sliding)
+    double gn = 0.0, mu_tilde2 = 0.0;  // γ_n and μ̃² (sliding)
+  };
+  Projection project(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma) const;
   static void check(const FrictionConeParameters& p);
 
   FrictionConeParameters parameters_;

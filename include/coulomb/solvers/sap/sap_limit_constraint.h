@@ -35,6 +35,10 @@ class SapLimitConstraint : public SapConstraint {
                     Eigen::Ref<Eigen::VectorXd> gamma, double* curvature) const override;
 
  private:
+  // γ = max(0, y) per row into `gamma`, the diagonal of G (one entry per row, ≤ 2) into
+  // G_diagonal; returns the cost.
+  double project(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma, double* G_diagonal) const;
+
   LimitParameters parameters_;
   Eigen::VectorXd g0_;  ///< constraint values at q0, one per row
 };

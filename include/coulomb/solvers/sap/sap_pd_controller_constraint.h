@@ -39,6 +39,9 @@ class SapPdControllerConstraint : public SapConstraint {
   double torque(double gamma) const { return gamma / time_step_; }
 
  private:
+  // γ (clamped to ±δt e) into `gamma` and G's single entry into *G_00; returns the cost.
+  double project(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma, double* G_00) const;
+
   PdControllerParameters parameters_;
   double q0_ = 0.0;
   double time_step_ = 0.0;
