@@ -56,13 +56,10 @@ double SapLineSearchFunction::derivative(double alpha, double* second) const {
   for (int i = 0; i < problem.num_constraints(); ++i) {
     const SapConstraint& c = problem.constraint(i);
     const int r = problem.row_start(i), n = c.num_rows();
-    if (second != nullptr) {
-      double curvature = 0.0;
-      c.calc_along(vc_alpha_.segment(r, n), dvc_.segment(r, n), gamma_.segment(r, n), &curvature);
-      d2 += curvature;
-    } else {
-      c.calc_along(vc_alpha_.segment(r, n), dvc_.segment(r, n), gamma_.segment(r, n), nullptr);
-    }
+    double curvature = 0.0;
+    c.calc_along(vc_alpha_.segment(r, n), dvc_.segment(r, n), gamma_.segment(r, n),
+                 second != nullptr ? &curvature : nullptr);
+    d2 += curvature;
   }
   if (second != nullptr) *second = d2;
   return r0_ + alpha * dv_dp_ - dvc_.dot(gamma_);

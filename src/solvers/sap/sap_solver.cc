@@ -138,6 +138,7 @@ class SparseHessian {
 struct SapSolverWorkspace {
   // Iterate and its evaluation.
   Eigen::VectorXd D, v, dv, vc, gamma, grad, dv_minus, Av_minus, Av_star, jc, p;
+  Eigen::VectorXd vc_rest, gamma_rest;  // ℓ_i at v = 0: zeros and scratch, max rows
   std::vector<double> G;      // per constraint r × r, column-major, at G_offset[i]
   std::vector<int> G_offset;
   double cost = 0.0;
@@ -213,6 +214,17 @@ void evaluate(const SapProblem& problem, bool with_G, SapSolverWorkspace& w) {
   w.grad = w.Av_minus - w.jc;  // the momentum residual
 }
 
+// ℓ_p(0) = ½ v*ᵀ A v* + Σ_i ℓ_i(0), without touching the evaluation at the iterate (J·0 = 0).
+double cost_at_rest(const SapProblem& problem, SapSolverWorkspace& w) {
+  double cost = 0.5 * problem.v_star().dot(w.Av_star);
+  for (int i = 0; i < problem.num_constraints(); ++i) {
+    const SapConstraint& c = problem.constraint(i);
+    const int n = c.num_rows();
+    cost += c.calc(w.vc_rest.head(n), w.gamma_rest.head(n), nullptr);
+  }
+  return cost;
+}
+
 // Prepares each constraint with the Delassus block estimate W_ii ≈ Σ_t J_it A_t⁻¹ J_itᵀ
 // (Castro et al. §V-B, with A in place of M; digest §8 item 8).
 void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
@@ -265,6 +277,10 @@ void size_buffers(const SapProblem& problem, SapSolverWorkspace& w) {
   for (Eigen::VectorXd* x : {&w.v, &w.dv, &w.grad, &w.dv_minus, &w.Av_minus, &w.Av_star, &w.jc, &w.p, &w.D}) x->resize(nv);
   w.vc.resize(m);
   w.gamma.resize(m);
+  int max_rows = 1;
+  for (int i = 0; i < nc; ++i) max_rows = std::max(max_rows, problem.constraint(i).num_rows());
+  w.vc_rest.setZero(max_rows);
+  w.gamma_rest.resize(max_rows);
   w.G_offset.resize(nc);
   size_t g = 0, gj = 0;
   for (int i = 0; i < nc; ++i) {
@@ -462,30 +478,30 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
   res.momentum_error_history.clear();
   res.used_sparse = use_sparse;
   w.v = v_guess;
-  // Start from the better of v_guess and rest (by ℓ_p), unless v_guess already meets Eq. 26.
-  if (prm.try_zero_guess && !w.v.isZero(0.0)) {
-    evaluate(problem, /*with_G=*/false, w);
-    const double scale = std::max(w.D.cwiseProduct(w.p).norm(), w.D.cwiseProduct(w.jc).norm());
-    if (!(w.D.cwiseProduct(w.grad).norm() < prm.abs_tolerance + prm.rel_tolerance * scale)) {
-      const double guess_cost = w.cost;
-      w.v.setZero();
-      evaluate(problem, /*with_G=*/false, w);
-      if (!(w.cost < guess_cost)) w.v = v_guess;
-    }
-  }
+  // Eq. 26 at the current evaluation: ‖D̃∇ℓ‖ < ε_a + ε_r max(‖D̃p‖, ‖D̃j_c‖).
+  double grad_norm = 0.0, scale = 0.0;
+  auto meets_eq26 = [&] {
+    grad_norm = w.D.cwiseProduct(w.grad).norm();
+    scale = std::max(w.D.cwiseProduct(w.p).norm(), w.D.cwiseProduct(w.jc).norm());
+    return grad_norm < prm.abs_tolerance + prm.rel_tolerance * scale;
+  };
   double previous_cost = 0.0, last_alpha = 0.0;
   for (int iter = 0;; ++iter) {
     evaluate(problem, /*with_G=*/true, w);
+    bool converged = meets_eq26();
+    // Start from the better of v_guess and rest (by ℓ_p), unless v_guess already meets Eq. 26.
+    if (iter == 0 && !converged && prm.try_zero_guess && !w.v.isZero(0.0) && cost_at_rest(problem, w) < w.cost) {
+      w.v.setZero();
+      evaluate(problem, /*with_G=*/true, w);
+      converged = meets_eq26();
+    }
     if (prm.record_history) res.cost_history.push_back(w.cost);
-    // Eq. 26: ‖D̃∇ℓ‖ < ε_a + ε_r max(‖D̃p‖, ‖D̃j_c‖).
-    const double grad_norm = w.D.cwiseProduct(w.grad).norm();
-    const double scale = std::max(w.D.cwiseProduct(w.p).norm(), w.D.cwiseProduct(w.jc).norm());
     res.gradient_norm = grad_norm;
     res.momentum_error = scale > 0.0 ? grad_norm / scale : 0.0;
     res.iterations = iter;
     res.cost = w.cost;
     if (prm.record_history) res.momentum_error_history.push_back(res.momentum_error);
-    if (grad_norm < prm.abs_tolerance + prm.rel_tolerance * scale) {
+    if (converged) {
       res.status = SapSolverStatus::kSuccess;
       break;
     }
