@@ -14,32 +14,11 @@ namespace coulomb::linalg {
 void BlockSparseCholesky::analyze(const std::vector<int>& block_sizes, const std::vector<std::pair<int, int>>& edges) {
   const int T = static_cast<int>(block_sizes.size());
   // Same pattern as last time: keep everything. Edges are compared as a normalized set.
-  if (!sizes_.empty() && block_sizes == analyzed_sizes_) {
-    bool same = true;
-    size_t count = 0;
-    for (const auto& [s, t] : edges) {
-      const std::pair<int, int> e(std::min(s, t), std::max(s, t));
-      if (!std::binary_search(analyzed_edges_.begin(), analyzed_edges_.end(), e)) {
-        same = false;
-        break;
-      }
-      ++count;
-    }
-    // Every analyzed edge must be present too: count distinct input edges.
-    if (same && count >= analyzed_edges_.size()) {
-      std::vector<char> seen(analyzed_edges_.size(), 0);
-      size_t distinct = 0;
-      for (const auto& [s, t] : edges) {
-        const std::pair<int, int> e(std::min(s, t), std::max(s, t));
-        const size_t i = std::lower_bound(analyzed_edges_.begin(), analyzed_edges_.end(), e) - analyzed_edges_.begin();
-        if (!seen[i]) {
-          seen[i] = 1;
-          ++distinct;
-        }
-      }
-      if (distinct == analyzed_edges_.size()) return;
-    }
-  }
+  edge_scratch_.clear();
+  for (const auto& [s, t] : edges) edge_scratch_.emplace_back(std::min(s, t), std::max(s, t));
+  std::sort(edge_scratch_.begin(), edge_scratch_.end());
+  edge_scratch_.erase(std::unique(edge_scratch_.begin(), edge_scratch_.end()), edge_scratch_.end());
+  if (!sizes_.empty() && block_sizes == analyzed_sizes_ && edge_scratch_ == analyzed_edges_) return;
   sizes_ = block_sizes;
   offsets_.assign(T, 0);
   n_ = 0;
@@ -100,10 +79,7 @@ void BlockSparseCholesky::analyze(const std::vector<int>& block_sizes, const std
   permuted_offset_.assign(T, 0);
   for (int k = 1; k < T; ++k) permuted_offset_[k] = permuted_offset_[k - 1] + sizes_[order_[k - 1]];
   analyzed_sizes_ = block_sizes;
-  analyzed_edges_.clear();
-  for (const auto& [s, t] : edges) analyzed_edges_.emplace_back(std::min(s, t), std::max(s, t));
-  std::sort(analyzed_edges_.begin(), analyzed_edges_.end());
-  analyzed_edges_.erase(std::unique(analyzed_edges_.begin(), analyzed_edges_.end()), analyzed_edges_.end());
+  analyzed_edges_.swap(edge_scratch_);
 }
 
 int BlockSparseCholesky::block_index(int pos_row, int pos_col) const {

@@ -83,6 +83,7 @@ class BlockSparseCholesky {
   std::vector<int> update_target_;
   std::vector<int> analyzed_sizes_;
   std::vector<std::pair<int, int>> analyzed_edges_;  ///< normalized (min, max), sorted, unique
+  std::vector<std::pair<int, int>> edge_scratch_;    ///< the edges of the current call, normalized
   mutable Eigen::VectorXd permuted_;  ///< solve_in_place workspace, in elimination order
   std::vector<int> permuted_offset_;  ///< offset of elimination position k in permuted_
 };
