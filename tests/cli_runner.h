@@ -26,6 +26,9 @@ struct RunResult {
   std::string err;  ///< standard error
 };
 
+/// Whether `text` contains `what` (for checking CLI messages).
+inline bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
 /// `s` as one single-quoted shell word.
 inline std::string shell_quote(const std::string& s) {
   std::string q = "'";

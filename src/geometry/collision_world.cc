@@ -346,14 +346,13 @@ void CollisionWorld::set_speculative_margins(const multibody::Workspace& ws, dou
   if (ws.V_B.size() < nb)
     throw std::invalid_argument("CollisionWorld::set_speculative_margins: workspace has " + std::to_string(ws.V_B.size()) +
                                 " body velocities, the world needs " + std::to_string(nb));
-  for (size_t b = 1; b < nb; ++b) {
+  for (size_t b = 1; b < nb; ++b) {  // body 0, the world, does not move: its extra stays 0
     const math::SpatialMotion& V = ws.V_B[b];
     const double speed = V.v.norm() + V.w.norm() * impl_->body_radius[b];
     // Only the travel beyond the fixed margin: slow bodies (resting piles) keep exactly the
     // fixed margin, so speculative contacts cannot feed back into a resting state.
     impl_->body_extra[b] = std::isfinite(speed) ? std::max(0.0, time_step * speed - options_.margin) : 0.0;
   }
-  impl_->body_extra[0] = 0.0;  // the world does not move
 }
 
 void CollisionWorld::clear_speculative_margins() { std::fill(impl_->body_extra.begin(), impl_->body_extra.end(), 0.0); }

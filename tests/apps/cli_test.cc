@@ -22,6 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using coulomb::testing::kCli;
+using coulomb::testing::contains;
 using coulomb::testing::RunResult;
 using coulomb::testing::run_cli;
 using coulomb::testing::shell_quote;
@@ -29,7 +30,6 @@ const std::string kModels = std::string(COULOMB_SHARED_DIR) + "/models/";
 const std::string kBadDir = std::string(COULOMB_TEST_DATA_DIR) + "/bad_urdf/";
 
 
-bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
 /// "a,b,c" from numbers, with full precision.
 std::string csv(const std::vector<double>& x) {

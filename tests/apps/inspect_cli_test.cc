@@ -22,6 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using coulomb::testing::kCli;
+using coulomb::testing::contains;
 using coulomb::testing::RunResult;
 using coulomb::testing::run_cli;
 using coulomb::testing::shell_quote;
@@ -29,7 +30,6 @@ const std::string kScenes = std::string(COULOMB_SOURCE_DIR) + "/examples/scenes/
 const std::string kBadScenes = std::string(COULOMB_TEST_DATA_DIR) + "/bad_scenes/";
 
 
-bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
 class InspectCliTest : public testing::Test {
  protected:
