@@ -10,5 +10,6 @@
 #include "coulomb/multibody/frame_jacobian.h"
 #include "coulomb/multibody/joint.h"
 #include "coulomb/multibody/model.h"
+#include "coulomb/multibody/momentum.h"
 #include "coulomb/multibody/rnea.h"
 #include "coulomb/multibody/workspace.h"

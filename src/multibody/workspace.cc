@@ -24,6 +24,8 @@ Workspace::Workspace(const Model& model) {
   gravity = Eigen::VectorXd::Zero(nv);
   M = Eigen::MatrixXd::Zero(nv, nv);
   vdot = Eigen::VectorXd::Zero(nv);
+  momentum = Eigen::VectorXd::Zero(nv);
+  momentum_bias = Eigen::VectorXd::Zero(nv);
   zeros_v = Eigen::VectorXd::Zero(nv);
 }
 

@@ -47,6 +47,8 @@ struct Workspace {
   /// the entries that can be non-zero (see crba.h), so nothing else may write M.
   Eigen::MatrixXd M;
   Eigen::VectorXd vdot;  ///< aba output, n_v
+  Eigen::VectorXd momentum;       ///< generalized_momentum output p = M v, n_v
+  Eigen::VectorXd momentum_bias;  ///< generalized_momentum output β = Ṁ v − C v − ∂V/∂q, n_v
   Eigen::VectorXd zeros_v;  ///< n_v zeros (accelerations for bias_forces)
 };
 

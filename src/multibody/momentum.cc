@@ -1,0 +1,55 @@
+#include "coulomb/multibody/momentum.h"
+
+namespace coulomb::multibody {
+
+void generalized_momentum(const Model& model, Workspace& ws, const ConstVectorRef& q, const ConstVectorRef& v) {
+  const auto& bodies = model.bodies();
+  const int n = model.num_bodies();
+  // Forward pass: joint poses, body velocities V_i, and each body's own momentum I_i V_i and
+  // gravity wrench (moment about the body origin, body coordinates). ws.F_B[i] then accumulates
+  // the composite momentum h_i and the aba scratch ws.pA[i] the subtree's gravity wrench;
+  // ws.c[i] holds the joint velocity S_i q̇_i.
+  ws.V_B[0] = math::SpatialMotion::Zero();
+  ws.X_WB[0] = math::Transform::Identity();
+  const math::Vector3& g_W = model.gravity();
+  for (int i = 1; i < n; ++i) {
+    const Body& body = bodies[i];
+    const Joint& joint = body.joint;
+    const int parent = body.parent;
+    const math::Transform& X = ws.X_PB[i] = joint_transform(joint, q.data() + joint.q_index);
+    ws.X_WB[i] = ws.X_WB[parent] * X;
+    if (joint.type == JointType::kFloating) ws.R_JB[i] = floating_rotation(joint, X);
+    const math::SpatialMotion vJ = joint_motion(joint, ws.R_JB[i], v.data() + joint.v_index);
+    ws.c[i] = vJ;  // S q̇ (child frame), kept for Ṡ of floating joints
+    const math::SpatialMotion& V = ws.V_B[i] = X.act_inv(ws.V_B[parent]) + vJ;
+    ws.F_B[i] = body.inertia * V;
+    // Gravity on the body: force m g at the centre of mass, g in body coordinates.
+    const math::Vector3 f = body.inertia.mass * (ws.X_WB[i].R.transpose() * g_W);
+    ws.pA[i] = math::SpatialForce(body.inertia.h.cross(ws.X_WB[i].R.transpose() * g_W), f);
+  }
+  // Backward pass: composite momenta and gravity wrenches, then the joint rows.
+  for (int i = n - 1; i >= 1; --i) {
+    const Body& body = bodies[i];
+    const Joint& joint = body.joint;
+    const math::SpatialForce& h = ws.F_B[i];
+    double* p = ws.momentum.data() + joint.v_index;
+    double* beta = ws.momentum_bias.data() + joint.v_index;
+    joint_project(joint, ws.R_JB[i], h, p);                                   // p_i = S_iᵀ h_i
+    // β_i = Ṡ_iᵀ h_i − S_iᵀ (V_i ×* h_i) + S_iᵀ f_gravity,i
+    joint_project(joint, ws.R_JB[i], ws.pA[i] - ws.V_B[i].cross(h), beta);
+    if (joint.type == JointType::kFloating) {
+      const math::Vector3& w_JB = ws.c[i].w;  // ω of B relative to J, body coordinates
+      const math::Vector3 a = ws.R_JB[i] * w_JB.cross(h.tau), b = ws.R_JB[i] * w_JB.cross(h.f);
+      for (int k = 0; k < 3; ++k) {
+        beta[k] += a[k];
+        beta[3 + k] += b[k];
+      }
+    }
+    if (body.parent > 0) {
+      ws.F_B[body.parent] += ws.X_PB[i].act(h);
+      ws.pA[body.parent] += ws.X_PB[i].act(ws.pA[i]);
+    }
+  }
+}
+
+}  // namespace coulomb::multibody
