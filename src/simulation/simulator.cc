@@ -11,6 +11,7 @@
 #include "coulomb/multibody/crba.h"
 #include "coulomb/multibody/energy.h"
 #include "coulomb/multibody/forward_kinematics.h"
+#include "coulomb/multibody/momentum.h"
 #include "coulomb/multibody/rnea.h"
 #include "coulomb/solvers/sap/sap_friction_cone_constraint.h"
 #include "coulomb/solvers/sap/sap_limit_constraint.h"
@@ -71,6 +72,10 @@ Simulator::Simulator(io::Scene scene, SimulatorParameters parameters)
     rest_[s.v_index] = s.rest_position;
   }
   contact_impulses_.resize(0);
+  for (int b = 1; b < model.num_bodies(); ++b) {
+    const multibody::Joint& j = model.body(b).joint;
+    if (j.type == multibody::JointType::kFloating && model.body(b).parent == 0) floating_roots_.push_back({j.q_index, j.v_index});
+  }
 }
 
 void Simulator::set_state(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
@@ -90,10 +95,29 @@ double Simulator::energy(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   return E;
 }
 
-// Stage 1 (Eq. 14): Newton iterations on m(v) = M(q^θ)(v − v₀) − δt k(q^θ, v^θ) with the SPD
-// approximation A of ∂m/∂v (Eq. 15). M and A are block-diagonal by tree: only the diagonal
-// blocks are read, multiplied and factorized. Leaves A_blocks_ evaluated at q^θ(v*). Works in
-// fm_ and A_blocks_, sized on the first call: no allocation after.
+// Stage 1 in momentum form (docs/sap.md, "Stage 1 in momentum form"; issue 9 item 2). Castro
+// et al. Eq. 14 writes the free motion as M(q^θ)(v − v₀) = δt k(q^θ, v^θ); with world-frame
+// floating velocities that scheme is not momentum-conserving (a torque-free box spun about its
+// intermediate axis gained 16 % energy under implicit Euler). We solve instead
+//   m(v) = p(q₁, v) − p̄₀ − δt [β(q^θ, v^θ) + k₁(q^θ, v^θ)] = 0,
+//   q₁ = q₀ ⊕ δt v^{θ_vq},  q^θ = q₀ ⊕ θ δt v^{θ_vq},  v^θ = θ v + (1 − θ) v₀,
+// with p = M v the generalized momentum and β = Ṁ v − C v − ∂V/∂q (multibody/momentum.h), and
+// p̄₀ = p(q₀, v₀), except on the angular rows of a floating joint attached to the world, which
+// are written so that the momentum about the world origin, L_W = L_O + p_O × P, balances exactly:
+//   P₁ − P₀ = δt F^θ,
+//   L_O₁ − L_O₀ + (p_O₁ − p_O₀) × P^{θ_vq} = δt τ_O^θ,   P^{θ_vq} = θ_vq P₁ + (1 − θ_vq) P₀
+// (L_O about the body origin O, P the subtree's linear momentum, F^θ and τ_O^θ the applied
+// force and its moment about O at the θ state). The identity
+//   p₁ × P₁ − p₀ × P₀ = (p₁ − p₀) × P^{θ_vq} + p_b × (P₁ − P₀),  p_b = θ_vq p₀ + (1 − θ_vq) p₁
+// then gives L_W₁ − L_W₀ = δt (τ_O^θ + p_b × F^θ): zero for a free system, whatever θ. For
+// implicit Euler these rows are the plain θ-method on p (the transport term equals δt v_O × P,
+// which is β's −v_O × P); for a body whose centre of mass is its origin (P ∥ v_O) they keep
+// L_O = I ω unchanged in free flight for every scheme. A contact impulse Jᵀγ (J = J(q₀)) enters
+// the O rows as its moment about the body origin, which is what the body feels. Newton
+// iterations with the SPD approximation A = M(q₁) + δt²θθ_vq K + δtθ D of ∂m/∂v (the Eq. 15
+// matrix, evaluated where the momentum is). M and A are block-diagonal by tree. Leaves
+// A_blocks_ evaluated at q₁(v*). Works in fm_ and A_blocks_, sized on the first call: no
+// allocation after.
 void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0, Eigen::VectorXd& v_star) {
   const multibody::Model& model = scene_.model;
   const double dt = parameters_.time_step, th = theta_.theta, thvq = theta_.theta_vq;
@@ -101,7 +125,8 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   FreeMotionScratch& s = fm_;
   if (s.v_theta.size() != nv || s.llt.size() != trees_.size()) {
     s.q_theta.resize(model.nq());
-    for (Eigen::VectorXd* x : {&s.v_theta, &s.v_thvq, &s.k1, &s.m, &s.dv, &s.delta}) x->resize(nv);
+    s.q1.resize(model.nq());
+    for (Eigen::VectorXd* x : {&s.v_theta, &s.v_thvq, &s.k1, &s.m, &s.dv, &s.p0, &s.p_theta, &s.beta_theta}) x->resize(nv);
     s.llt = std::vector<Eigen::LLT<Eigen::MatrixXd>>(trees_.size());  // built in place: copying a default LLT reads its uninitialized info
     A_blocks_.resize(trees_.size());
     for (size_t t = 0; t < trees_.size(); ++t) {
@@ -109,8 +134,8 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
       s.llt[t].compute(Eigen::MatrixXd::Identity(trees_[t].nv, trees_[t].nv));  // sizes its storage
     }
   }
-  Eigen::VectorXd &q_theta = s.q_theta, &v_theta = s.v_theta, &v_thvq = s.v_thvq, &k1 = s.k1, &m = s.m, &dv = s.dv,
-                  &delta = s.delta;
+  Eigen::VectorXd &q_theta = s.q_theta, &q1 = s.q1, &v_theta = s.v_theta, &v_thvq = s.v_thvq, &k1 = s.k1, &m = s.m,
+                  &dv = s.dv, &p0 = s.p0, &p_theta = s.p_theta, &beta_theta = s.beta_theta;
   // A = M + δt²θθ_vq K + δtθ D per tree, copied column by column (contiguous segments).
   const double c_K = dt * dt * th * thvq, c_D = dt * th;
   auto assemble_A = [&](const Eigen::MatrixXd& M) {
@@ -124,26 +149,52 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
       }
     }
   };
+  // θ = θ_vq = 1 (implicit Euler): q^θ = q₁ and v^θ = v, one momentum pass per iteration.
+  const bool theta_at_end = th == 1.0 && thvq == 1.0;
+  multibody::generalized_momentum(model, ws_, q0, v0);
+  p0 = ws_.momentum;
+  if (th == 0.0) {  // explicit forces: evaluated once, at (q₀, v₀)
+    p_theta = ws_.momentum;
+    beta_theta = ws_.momentum_bias;
+    q_theta = q0;
+    v_theta = v0;
+  }
   v_star = v0;
   stats_.free_motion_iterations = 0;
-  const int max_iterations = th == 0.0 ? 1 : parameters_.free_motion_max_iterations;
-  for (int it = 0; it < max_iterations; ++it) {
+  for (int it = 0; it < parameters_.free_motion_max_iterations; ++it) {
     v_thvq = thvq * v_star + (1.0 - thvq) * v0;
-    multibody::integrate(model, q0, v_thvq, th * dt, q_theta);  // q^θ = q₀ ⊕ θ δt v^{θ_vq}
-    v_theta = th * v_star + (1.0 - th) * v0;
-    // bias_forces evaluates the joint poses at q^θ; crba reuses them.
-    const Eigen::VectorXd& b = multibody::bias_forces(model, ws_, q_theta, v_theta);
-    const Eigen::MatrixXd& M = multibody::crba_from_joint_poses(model, ws_);
-    assemble_A(M);
+    multibody::integrate(model, q0, v_thvq, dt, q1);  // q₁ = q₀ ⊕ δt v^{θ_vq}
+    if (th != 0.0 && !theta_at_end) {
+      multibody::integrate(model, q0, v_thvq, th * dt, q_theta);  // q^θ = q₀ ⊕ θ δt v^{θ_vq}
+      v_theta = th * v_star + (1.0 - th) * v0;
+      multibody::generalized_momentum(model, ws_, q_theta, v_theta);
+      p_theta = ws_.momentum;
+      beta_theta = ws_.momentum_bias;
+    }
+    multibody::generalized_momentum(model, ws_, q1, v_star);  // p(q₁, v); joint poses at q₁ for crba
+    const Eigen::VectorXd& p1 = ws_.momentum;
+    if (theta_at_end) {
+      q_theta = q1;
+      v_theta = v_star;
+      p_theta = p1;
+      beta_theta = ws_.momentum_bias;
+    }
+    assemble_A(multibody::crba_from_joint_poses(model, ws_));
     k1 = -damping_.cwiseProduct(v_theta);
     for (const io::JointSpring& sp : scene_.springs)
       k1[sp.v_index] -= sp.stiffness * (q_theta[sp.q_index] - sp.rest_position);
-    delta = v_star - v0;
-    for (size_t t = 0; t < trees_.size(); ++t) {
-      const contact::TreeRange& r = trees_[t];
-      m.segment(r.v_start, r.nv).noalias() = M.block(r.v_start, r.v_start, r.nv, r.nv) * delta.segment(r.v_start, r.nv);
+    m = p1 - p0 - dt * (beta_theta + k1);
+    // Floating joints on the world: their angular rows balance the momentum about the world
+    // origin exactly (see above). β's force rows are F^θ and its moment rows τ_O^θ − v_O^θ × P^θ.
+    for (const FloatingRoot& f : floating_roots_) {
+      const math::Vector3 P_vq = thvq * p1.segment<3>(f.v_index + 3) + (1.0 - thvq) * p0.segment<3>(f.v_index + 3);
+      const math::Vector3 tau_O = beta_theta.segment<3>(f.v_index) +
+                                  v_theta.segment<3>(f.v_index + 3).cross(p_theta.segment<3>(f.v_index + 3));
+      // p_O₁ − p_O₀ = δt v_O^{θ_vq} (multibody::integrate), taken from v: q₁ − q₀ would carry the
+      // round-off of positions far from the origin.
+      const math::Vector3 dp_O = dt * v_thvq.segment<3>(f.v_index + 3);
+      m.segment<3>(f.v_index) = p1.segment<3>(f.v_index) - p0.segment<3>(f.v_index) + dp_O.cross(P_vq) - dt * tau_O;
     }
-    m -= dt * (k1 - b);
     for (size_t t = 0; t < trees_.size(); ++t) {
       const contact::TreeRange& r = trees_[t];
       auto dv_t = dv.segment(r.v_start, r.nv);
@@ -156,12 +207,10 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
     ++stats_.free_motion_iterations;
     if (dv.norm() <= parameters_.free_motion_tolerance * std::max(1.0, v_star.norm())) break;
   }
-  if (th != 0.0) {
-    // A at the converged v* (digest §2.4: evaluated once, at v*).
-    v_thvq = thvq * v_star + (1.0 - thvq) * v0;
-    multibody::integrate(model, q0, v_thvq, th * dt, q_theta);
-    assemble_A(multibody::crba(model, ws_, q_theta));
-  }
+  // A at the converged v* (digest §2.4: evaluated once, at v*), where the momentum is: q₁(v*).
+  v_thvq = thvq * v_star + (1.0 - thvq) * v0;
+  multibody::integrate(model, q0, v_thvq, dt, q1);
+  assemble_A(multibody::crba(model, ws_, q1));
 }
 
 const StepStats& Simulator::step() {
@@ -215,6 +264,14 @@ const StepStats& Simulator::step() {
     p.phi0 = c.phi;
     p.regularization = parameters_.regularization;
     const int t0 = tree_of_root_[b0.tree];
+    // Position prediction of the integrator: φ₁ = φ₀ + δt (θ_vq v_n + (1 − θ_vq) v_n0).
+    p.theta_vq = theta_.theta_vq;
+    p.vn0 = b0.J.row(2).dot(v0.segment(trees_[t0].v_start, trees_[t0].nv));
+    if (k + 1 < Jc_.blocks.size() && Jc_.blocks[k + 1].contact == b0.contact) {
+      const contact::ContactJacobian::Block& b1 = Jc_.blocks[k + 1];
+      const contact::TreeRange& r1 = trees_[tree_of_root_[b1.tree]];
+      p.vn0 += b1.J.row(2).dot(v0.segment(r1.v_start, r1.nv));
+    }
     if (num_cones == cone_pool_.size())
       cone_pool_.push_back(std::make_unique<sap::SapFrictionConeConstraint>(p, t0, b0.J));
     sap::SapFrictionConeConstraint& cone = *cone_pool_[num_cones++];
@@ -247,7 +304,9 @@ const StepStats& Simulator::step() {
       sap::LimitParameters lp;
       lp.lower = j.limits.lower;
       lp.upper = j.limits.upper;
-      lp.regularization = parameters_.regularization;
+      lp.regularization = parameters_.limit_regularization;
+      lp.theta_vq = theta_.theta_vq;  // position prediction of the integrator
+      lp.v0 = v0[j.v_index];
       problem.add_constraint(std::make_unique<sap::SapLimitConstraint>(t, trees_[t].nv, local, q0[j.q_index], lp));
     }
   }
@@ -255,6 +314,8 @@ const StepStats& Simulator::step() {
     int local = 0;
     const int t = tree_of_velocity(a.v_index, local);
     sap::PdControllerParameters pd{a.kp, a.kd, a.q_target, a.v_target, a.effort_limit};
+    pd.theta_vq = theta_.theta_vq;  // position prediction of the integrator
+    pd.v0 = v0[a.v_index];
     problem.add_constraint(std::make_unique<sap::SapPdControllerConstraint>(t, trees_[t].nv, local, q0[a.q_index], pd));
   }
 

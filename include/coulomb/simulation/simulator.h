@@ -4,12 +4,18 @@
 // One step from (q₀, v₀):
 //  0. Contacts gathered once at q₀ (within the collision margin, plus each body's travel in
 //     the step at v₀ with speculative contact) and their Jacobian J(q₀).
-//  1. Free motion: v* solves m(v) = M(q^θ)(v − v₀) − δt k(q^θ, v^θ) = 0 (Eq. 14) by Newton
-//     iterations with the SPD Jacobian approximation A = M + δt²θθ_vq K + δtθ D (Eq. 15, with the
-//     digest's resolution of the K typo, §8 item 2: K = −∂k₁/∂q N). k = k₁ + k₂ with k₁ the joint
-//     springs and dampers and k₂ = −(C v + ∂V/∂q). Explicit schemes (θ = 0) need one solve.
+//  1. Free motion in momentum form (docs/sap.md, "Stage 1 in momentum form"): v* solves
+//     m(v) = p(q₁, v) − p̄₀ − δt [β(q^θ, v^θ) + k₁(q^θ, v^θ)] = 0, the θ-method on ṗ = τ + β with
+//     p = M v and β = Ṁ v − C v − ∂V/∂q (multibody/momentum.h), q₁ = q₀ ⊕ δt v^{θ_vq}; floating
+//     roots' rows telescope the momentum about the world origin, so a free system conserves
+//     linear and angular momentum exactly for every θ. (Castro et al. Eq. 14,
+//     M(q^θ)(v − v₀) = δt k(q^θ, v^θ), is not momentum-conserving with world-frame floating
+//     velocities.) Newton iterations with the SPD approximation A = M(q₁) + δt²θθ_vq K + δtθ D
+//     (Eq. 15, with the digest's resolution of the K typo, §8 item 2: K = −∂k₁/∂q N), k₁ the
+//     joint springs and dampers.
 //  2. Contact: v = argmin ℓ_p(v) with SAP (Eq. 24), A blocks per tree, constraints: frictional
-//     contacts at q₀, joint limits, PD actuators; warm-started from v₀.
+//     contacts at q₀, joint limits, PD actuators; warm-started from v₀. Every constraint predicts
+//     its position at the end of the step as the integrator moves it, q₀ + δt (θ_vq v + (1 − θ_vq) v₀).
 //  3. Positions: q = q₀ ⊕ δt v^{θ_vq} on the configuration manifold (Eq. 11–12).
 #pragma once
 
@@ -46,8 +52,14 @@ struct SimulatorParameters {
   double time_step = 0.01;  ///< δt [s] > 0
   Integrator integrator = Integrator::kImplicitEuler;
   solvers::sap::SapSolverParameters sap;            ///< SAP tolerances, line search, linear solver
-  solvers::sap::SapRegularization regularization;   ///< β, σ for contacts and limits
-  int free_motion_max_iterations = 30;   ///< stage-1 Newton iterations (implicit schemes)
+  solvers::sap::SapRegularization regularization;   ///< β, σ for contacts
+  /// Near-rigid β for joint limits (their stiffness is infinite): R = β²w/(4π²), a limit period
+  /// of β δt. 0.1, not the contacts' 1: under midpoint a limit can only stop a joint without
+  /// overshoot by reflecting its velocity within the step, and the residual overshoot grows
+  /// with R/W = β²/(4π²) — a limp Panda at δt = 10 ms overshot 1.5e-2 rad with β = 1 and
+  /// 2.6e-3 rad with 0.1 (implicit Euler < 1e-3 either way; tests/simulation/joint_limit_test.cc).
+  solvers::sap::SapRegularization limit_regularization{0.1, 1e-3};
+  int free_motion_max_iterations = 30;   ///< stage-1 Newton iterations (every scheme: p(q₁, v) depends on v)
   double free_motion_tolerance = 1e-10;  ///< on ‖Δv‖ / max(1, ‖v*‖)
   bool joint_limits = true;              ///< add SAP limit constraints for finite joint limits
   /// Speculative contact: gather contacts at q₀ within the collision margin plus, per body, the
@@ -119,6 +131,10 @@ class Simulator {
   multibody::Workspace ws_;
   std::vector<contact::TreeRange> trees_;
   std::vector<int> tree_of_root_;  ///< body index → tree index (−1 if none)
+  struct FloatingRoot {
+    int q_index = 0, v_index = 0;
+  };
+  std::vector<FloatingRoot> floating_roots_;  ///< floating joints attached to the world
   Eigen::VectorXd q_, v_;
   double time_ = 0.0;
   Eigen::VectorXd damping_;    ///< per velocity: URDF joint damping + spring damping (D diagonal)
@@ -127,7 +143,7 @@ class Simulator {
   std::vector<Eigen::MatrixXd> A_blocks_;  ///< stage-1 A at q^θ(v*), one block per tree
   /// free_motion's buffers, sized on its first call so that later steps do not allocate.
   struct FreeMotionScratch {
-    Eigen::VectorXd q_theta, v_theta, v_thvq, k1, m, dv, delta;
+    Eigen::VectorXd q_theta, q1, v_theta, v_thvq, k1, m, dv, p0, p_theta, beta_theta;
     std::vector<Eigen::LLT<Eigen::MatrixXd>> llt;  ///< per tree: factorization of A_blocks_[t]
   };
   FreeMotionScratch fm_;

@@ -16,10 +16,13 @@ void check_mu(double mu) {
 }  // namespace
 
 // Castro et al. Eq. 27 and digest §8 item 13: on ∂ℱ (y_r = μ y_n) the stiction formulas, on
-// ∂ℱ° (y_n = −μ̂ y_r) the sliding ones.
+// ∂ℱ° (y_n = −μ̂ y_r) the sliding ones. Stiction also requires y_n ≥ 0: for μ > 0 that follows
+// from y_r ≤ μ y_n, but for μ = 0 the test y_r ≤ 0 alone would accept y = (0, 0, y_n < 0) and
+// return γ_n < 0, an adhesive impulse (the cone is then the ray γ_t = 0, γ_n ≥ 0, whose
+// projection is γ = (0, 0, max(0, y_n)); the sliding formulas give exactly that with μ̂ = 0).
 FrictionConeRegion region(const Eigen::Vector3d& y, double mu, double Rt, double Rn) {
   const double yr = y.head<2>().norm();
-  if (yr <= mu * y[2]) return FrictionConeRegion::kStiction;
+  if (yr <= mu * y[2] && y[2] >= 0.0) return FrictionConeRegion::kStiction;
   const double mu_hat = mu * Rt / Rn;
   if (y[2] < -mu_hat * yr) return FrictionConeRegion::kNoContact;
   return FrictionConeRegion::kSliding;
@@ -111,6 +114,9 @@ void SapFrictionConeConstraint::check(const FrictionConeParameters& p) {
     throw std::invalid_argument("contact: dissipation_time must be finite and >= 0, got " +
                                 std::to_string(p.dissipation_time));
   if (!std::isfinite(p.phi0)) throw std::invalid_argument("contact: signed distance phi0 is not finite");
+  if (!std::isfinite(p.vn0)) throw std::invalid_argument("contact: normal velocity vn0 is not finite");
+  if (!(p.theta_vq > 0.0 && p.theta_vq <= 1.0))
+    throw std::invalid_argument("contact: theta_vq must be in (0, 1], got " + std::to_string(p.theta_vq));
 }
 
 void SapFrictionConeConstraint::prepare(double dt, const Eigen::Ref<const Eigen::MatrixXd>& W_ii) {
@@ -119,11 +125,13 @@ void SapFrictionConeConstraint::prepare(double dt, const Eigen::Ref<const Eigen:
   const double beta = p.regularization.beta;
   // Eq. 29: the larger of the near-rigid value and the physical compliance.
   const double Rn_near_rigid = beta * beta / (4.0 * std::numbers::pi * std::numbers::pi) * w;
-  const double Rn_physical = 1.0 / (dt * p.stiffness * (dt + p.dissipation_time));
+  // Position prediction of the integrator: φ(v_n) = φ̃₀ + δt_q v_n (issue 9 item 5).
+  const double dt_q = p.theta_vq * dt, phi0_end = p.phi0 + dt * (1.0 - p.theta_vq) * p.vn0;
+  const double Rn_physical = 1.0 / (dt * p.stiffness * (dt_q + p.dissipation_time));
   const double Rn = std::max(Rn_near_rigid, Rn_physical);
   const double Rt = p.regularization.sigma * w;  // Eq. 30
   R_ << Rt, Rt, Rn;
-  v_hat_ << 0.0, 0.0, -p.phi0 / (dt + p.dissipation_time);  // §V: v̂_n = −φ₀/(δt + τ_d)
+  v_hat_ << 0.0, 0.0, -phi0_end / (dt_q + p.dissipation_time);  // §V: v̂_n = −φ₀/(δt + τ_d)
 }
 
 // Inlined into calc and calc_along, which run for every contact at every line-search evaluation.
@@ -136,7 +144,7 @@ void SapFrictionConeConstraint::prepare(double dt, const Eigen::Ref<const Eigen:
   const double Rt = R_[0], Rn = R_[2], mu = parameters_.mu;
   const double y0 = -vc[0] / Rt, y1 = -vc[1] / Rt, y2 = -(vc[2] - v_hat_[2]) / Rn;  // Eq. 23
   p.yr = std::sqrt(y0 * y0 + y1 * y1);
-  if (p.yr <= mu * y2) {
+  if (p.yr <= mu * y2 && y2 >= 0.0) {  // y_n ≥ 0: see region() (μ = 0 is not adhesive)
     p.region = FrictionConeRegion::kStiction;
     gamma[0] = y0;
     gamma[1] = y1;

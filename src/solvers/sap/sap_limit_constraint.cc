@@ -33,6 +33,9 @@ SapLimitConstraint::SapLimitConstraint(int tree, int tree_nv, int dof, double q0
     : SapConstraint(count_rows(p), tree, make_jacobian(p, tree_nv, dof)), parameters_(p) {
   if (!(p.stiffness > 0.0)) throw std::invalid_argument("limit constraint: stiffness must be > 0");
   if (!(p.dissipation_time >= 0.0)) throw std::invalid_argument("limit constraint: dissipation_time must be >= 0");
+  if (!(p.theta_vq > 0.0 && p.theta_vq <= 1.0))
+    throw std::invalid_argument("limit constraint: theta_vq must be in (0, 1], got " + std::to_string(p.theta_vq));
+  if (!std::isfinite(q0) || !std::isfinite(p.v0)) throw std::invalid_argument("limit constraint: q0 or v0 is not finite");
   g0_.resize(num_rows());
   int row = 0;
   if (std::isfinite(p.lower)) g0_[row++] = q0 - p.lower;
@@ -43,11 +46,22 @@ void SapLimitConstraint::prepare(double dt, const Eigen::Ref<const Eigen::Matrix
   const double w = W_ii.diagonal().cwiseAbs().maxCoeff();  // the rows share one coordinate
   const double beta = parameters_.regularization.beta;
   const double R_near_rigid = beta * beta / (4.0 * std::numbers::pi * std::numbers::pi) * w;
-  // With an infinite stiffness the near-rigid value applies, with τ_d = β δt / π (critical damping).
-  const double tau = std::isfinite(parameters_.stiffness) ? parameters_.dissipation_time : beta * dt / std::numbers::pi;
-  const double R_physical = 1.0 / (dt * parameters_.stiffness * (dt + tau));
+  // Position prediction of the integrator (LimitParameters::theta_vq): δt_q = θ_vq δt and
+  // g̃₀ = g₀ + δt (1 − θ_vq) v_c(v₀), with v_c(v₀) = +v₀ for the lower row and −v₀ for the upper.
+  const double dt_q = parameters_.theta_vq * dt, drift = dt * (1.0 - parameters_.theta_vq) * parameters_.v0;
+  // With an infinite stiffness the near-rigid value applies, with τ_d = β δt_q / π (critical
+  // damping of the near-rigid spring, on the time scale over which v moves the position). After
+  // one step that enters the limit the constraint is left at g₁ ≈ g̃₀ τ_d/(δt_q + τ_d) for a
+  // near-rigid R ≪ W (the simulator uses β = 0.1 for limits, SimulatorParameters).
+  const double tau = std::isfinite(parameters_.stiffness) ? parameters_.dissipation_time : beta * dt_q / std::numbers::pi;
+  const double R_physical = 1.0 / (dt * parameters_.stiffness * (dt_q + tau));
   R_.setConstant(std::max(R_near_rigid, R_physical));
-  v_hat_ = -g0_ / (dt + tau);
+  int row = 0;
+  if (std::isfinite(parameters_.lower)) {
+    v_hat_[row] = -(g0_[row] + drift) / (dt_q + tau);
+    ++row;
+  }
+  if (std::isfinite(parameters_.upper)) v_hat_[row] = -(g0_[row] - drift) / (dt_q + tau);
 }
 
 double SapLimitConstraint::project(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,

@@ -23,16 +23,19 @@ SapPdControllerConstraint::SapPdControllerConstraint(int tree, int tree_nv, int 
                                 std::to_string(p.kp) + ", kd = " + std::to_string(p.kd));
   if (!(p.effort_limit > 0.0))
     throw std::invalid_argument("PD controller: effort_limit must be > 0, got " + std::to_string(p.effort_limit));
-  if (!std::isfinite(p.q_target) || !std::isfinite(p.v_target) || !std::isfinite(q0))
-    throw std::invalid_argument("PD controller: target or position is not finite");
+  if (!std::isfinite(p.q_target) || !std::isfinite(p.v_target) || !std::isfinite(q0) || !std::isfinite(p.v0))
+    throw std::invalid_argument("PD controller: target, position or velocity is not finite");
+  if (!(p.theta_vq > 0.0 && p.theta_vq <= 1.0))
+    throw std::invalid_argument("PD controller: theta_vq must be in (0, 1], got " + std::to_string(p.theta_vq));
 }
 
 void SapPdControllerConstraint::prepare(double dt, const Eigen::Ref<const Eigen::MatrixXd>&) {
   const PdControllerParameters& p = parameters_;
   time_step_ = dt;
-  const double c = dt * p.kp + p.kd;
+  const double dt_q = p.theta_vq * dt, q0_end = q0_ + dt * (1.0 - p.theta_vq) * p.v0;
+  const double c = dt_q * p.kp + p.kd;
   R_[0] = 1.0 / (dt * c);
-  v_hat_[0] = (p.kp * (p.q_target - q0_) + p.kd * p.v_target) / c;
+  v_hat_[0] = (p.kp * (p.q_target - q0_end) + p.kd * p.v_target) / c;
   gamma_max_ = dt * p.effort_limit;
 }
 

@@ -6,6 +6,7 @@
 
 #include <Eigen/Eigenvalues>
 #include <random>
+#include <vector>
 
 namespace coulomb::solvers::sap {
 namespace {
@@ -79,6 +80,60 @@ TEST(FrictionConeTest, RegionBoundaries) {
   const Vector3d g0 = fc::project(Vector3d(3, -4, 2), 0.0, Rt, Rn);
   EXPECT_EQ(g0, Vector3d(0, 0, 2));
   EXPECT_THROW(fc::project(Vector3d(1, 1, 1), -0.1, Rt, Rn), std::invalid_argument);
+}
+
+// Issue 9 item 1: μ = 0 and μ → 0⁺. The cone is then the ray γ_t = 0, γ_n ≥ 0, so the R-norm
+// projection is γ = (0, 0, max(0, y_n)) whatever R (independent truth), never an adhesive γ_n < 0.
+// Every region boundary (y_r = μ y_n, y_n = −μ̂ y_r, y_t = 0 with y_n of either sign, y = 0) is
+// checked with μ = 0, 1e-12 and 1 against the KKT conditions of the projection, and μ = 1e-12
+// must give μ = 0's answer to within μ‖y‖.
+TEST(FrictionConeTest, FrictionlessAndNearFrictionlessBoundaries) {
+  const double Rt = 2e-3, Rn = 0.3;
+  std::vector<Vector3d> ys = {Vector3d(0, 0, -1),    Vector3d(0, 0, -1e-300), Vector3d(0, 0, 0),
+                              Vector3d(0, 0, 1),     Vector3d(3, -4, -2),     Vector3d(3, -4, 2),
+                              Vector3d(1e-9, 0, -1), Vector3d(1e-9, 0, 1),    Vector3d(5, 0, 0)};
+  for (double mu : {0.0, 1e-12, 1.0}) {
+    const double mu_hat = mu * Rt / Rn;
+    std::vector<Vector3d> cases = ys;
+    cases.push_back(Vector3d(0.6 * mu, 0.8 * mu, 1.0));             // y_r = μ y_n (cone surface)
+    cases.push_back(Vector3d(0.6, 0.8, -mu_hat));                    // y_n = −μ̂ y_r (polar surface)
+    cases.push_back(Vector3d(0.6, 0.8, -mu_hat) - Vector3d(0, 0, 1e-12));
+    for (const Vector3d& y : cases) {
+      const Vector3d g = fc::project(y, mu, Rt, Rn);
+      const Vector3d z(Rt * (y[0] - g[0]), Rt * (y[1] - g[1]), Rn * (y[2] - g[2]));
+      const double scale = 1e-12 * (1.0 + y.norm()) * (1.0 + Rt + Rn);
+      ASSERT_TRUE(g.allFinite()) << "mu " << mu << " y " << y.transpose();
+      EXPECT_GE(g[2], 0.0) << "adhesive impulse, mu " << mu << " y " << y.transpose();
+      EXPECT_LE(g.head<2>().norm(), mu * g[2] + scale) << "mu " << mu;                 // γ ∈ ℱ
+      EXPECT_LE(mu * z.head<2>().norm(), -z[2] + scale) << "mu " << mu << " y " << y.transpose();  // z ∈ ℱ°
+      EXPECT_NEAR(g.dot(z), 0.0, scale) << "mu " << mu;                                 // γ·z = 0
+      const Vector3d frictionless(0, 0, std::max(0.0, y[2]));
+      EXPECT_LE((g - frictionless).norm(), 2.0 * mu * (1.0 + y.norm()) * (1.0 + Rn / Rt) + 1e-15)
+          << "mu " << mu << " y " << y.transpose();
+      // The constraint's own projection (the solver's code path) agrees with the free function,
+      // and cost and Hessian stay finite and consistent (cost 0 where γ = 0).
+      FrictionConeParameters p;
+      p.mu = mu;
+      SapFrictionConeConstraint c(p, 0, Eigen::MatrixXd::Identity(3, 3));
+      c.prepare(1e-3, Eigen::Matrix3d::Identity());
+      const Eigen::Vector3d R = c.R();
+      Eigen::VectorXd vc(3), gamma(3);
+      vc << -R[0] * y[0], -R[1] * y[1], c.v_hat()[2] - R[2] * y[2];  // y(v_c) = y
+      Eigen::MatrixXd G(3, 3);
+      Eigen::Ref<Eigen::MatrixXd> G_ref(G);
+      const double cost = c.calc(vc, gamma, &G_ref);
+      const Vector3d g_c = fc::project(y, mu, R[0], R[2]);
+      EXPECT_LE((gamma - g_c).norm(), 1e-12 * (1.0 + y.norm())) << "mu " << mu << " y " << y.transpose();
+      EXPECT_GE(gamma[2], 0.0);
+      EXPECT_TRUE(G.allFinite());
+      if (g_c.norm() == 0.0) EXPECT_EQ(cost, 0.0);
+    }
+  }
+  // y_t = 0, y_n < 0 is out of contact for μ = 0 exactly (the reported bug: it was "stiction").
+  EXPECT_EQ(fc::region(Vector3d(0, 0, -1), 0.0, Rt, Rn), FrictionConeRegion::kNoContact);
+  EXPECT_EQ(fc::project(Vector3d(0, 0, -1), 0.0, Rt, Rn), Vector3d::Zero());
+  EXPECT_EQ(fc::cost(Vector3d(0, 0, -1), 0.0, Rt, Rn), 0.0);
+  EXPECT_EQ(fc::hessian(Vector3d(0, 0, -1), 0.0, Rt, Rn), Matrix3d::Zero());
 }
 
 // Test 3: with v̂_n = −φ₀/(δt+τ_d) and R_n = 1/(δt k (δt+τ_d)) the impulses are Eq. 2 (stiction)

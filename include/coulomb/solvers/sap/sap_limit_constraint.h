@@ -15,16 +15,24 @@ struct LimitParameters {
   double stiffness = std::numeric_limits<double>::infinity();  ///< [N·m/rad or N/m]; inf: near-rigid
   double dissipation_time = 0.0;  ///< τ_d [s]
   SapRegularization regularization;
+  /// Position prediction consistent with the integrator (issue 9 item 5): the coordinate ends
+  /// the step at q₀ + δt (θ_vq v + (1 − θ_vq) v₀), so g(v) = g₀ + δt (1 − θ_vq) g'(v₀) + θ_vq δt v_c.
+  /// θ_vq ∈ (0, 1] (1: implicit and symplectic Euler, ½: midpoint); v0 the joint velocity at the
+  /// start of the step [rad/s or m/s].
+  double theta_vq = 1.0;
+  double v0 = 0.0;
 };
 
 /// Rows: one for each finite limit, lower first. For the lower limit g = q − lower and
-/// v_c = v; for the upper limit g = upper − q and v_c = −v. Each row: γ = max(0, y),
+/// v_c = v; for the upper limit g = upper − q and v_c = −v. With δt_q = θ_vq δt the position
+/// time step and g̃₀ = g₀ + δt (1 − θ_vq) v_c(v₀): R = max(β²w/(4π²), 1/(δt k (δt_q + τ_d))),
+/// v̂ = −g̃₀ / (δt_q + τ_d). Each row: γ = max(0, y),
 /// ℓ = ½ R γ², G = R⁻¹ where y > 0 (and at y = 0), else 0.
 class SapLimitConstraint : public SapConstraint {
  public:
   /// Acts on velocity index `dof` (within the tree) of tree `tree` with n_t velocities, at
   /// the current position q0 of that coordinate. Throws std::invalid_argument if lower >
-  /// upper, no limit is finite, or stiffness ≤ 0.
+  /// upper, no limit is finite, stiffness ≤ 0, θ_vq ∉ (0, 1] or a non-finite q0 / v0.
   SapLimitConstraint(int tree, int tree_nv, int dof, double q0, const LimitParameters& parameters);
 
   void prepare(double time_step, const Eigen::Ref<const Eigen::MatrixXd>& W_ii) override;

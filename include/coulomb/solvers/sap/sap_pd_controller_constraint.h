@@ -1,8 +1,10 @@
 // An implicit PD actuator with an effort limit as a SAP constraint (Castro et al. §VII;
-// Drake's SapPdControllerConstraint). With q = q₀ + δt v the actuator torque
-//   τ = clamp(Kp (q_t − q₀ − δt v) + Kd (v_t − v), −e, e)
+// Drake's SapPdControllerConstraint). With the integrator's position update
+// q = q̃₀ + δt_q v, q̃₀ = q₀ + δt (1 − θ_vq) v₀, δt_q = θ_vq δt (q₀ + δt v for the Euler schemes),
+// the actuator torque
+//   τ = clamp(Kp (q_t − q̃₀ − δt_q v) + Kd (v_t − v), −e, e)
 // is the impulse γ = δt τ of a one-row constraint with v_c = v (the joint velocity),
-// R = 1/(δt (δt Kp + Kd)), v̂ = (Kp (q_t − q₀) + Kd v_t)/(δt Kp + Kd) and the projection onto
+// R = 1/(δt (δt_q Kp + Kd)), v̂ = (Kp (q_t − q̃₀) + Kd v_t)/(δt_q Kp + Kd) and the projection onto
 // the interval [−δt e, δt e].
 #pragma once
 
@@ -18,12 +20,18 @@ struct PdControllerParameters {
   double q_target = 0.0;
   double v_target = 0.0;
   double effort_limit = std::numeric_limits<double>::infinity();  ///< e [N·m or N] > 0
+  /// Position prediction consistent with the integrator (issue 9 item 5): the joint ends the
+  /// step at q₀ + δt (θ_vq v + (1 − θ_vq) v₀). θ_vq ∈ (0, 1]; v0 the joint velocity at the start
+  /// of the step.
+  double theta_vq = 1.0;
+  double v0 = 0.0;
 };
 
 class SapPdControllerConstraint : public SapConstraint {
  public:
   /// On velocity index `dof` of tree `tree` (n_t velocities), at position q0 of that joint.
-  /// Throws std::invalid_argument for negative gains, kp + kd = 0, or effort_limit ≤ 0.
+  /// Throws std::invalid_argument for negative gains, kp + kd = 0, effort_limit ≤ 0,
+  /// θ_vq ∉ (0, 1] or non-finite targets, q0 or v0.
   SapPdControllerConstraint(int tree, int tree_nv, int dof, double q0, const PdControllerParameters& parameters);
 
   /// R and v̂ depend only on δt and the gains (W_ii is not used).

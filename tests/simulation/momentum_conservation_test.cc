@@ -1,0 +1,201 @@
+// Free motion in momentum form (issue 9 item 2; docs/sap.md "Stage 1 in momentum form").
+// Independent truths: conservation of world linear and angular momentum for a free system,
+// energy that implicit Euler may only dissipate, Euler's equations for a torque-free rigid body
+// integrated by classical RK4 at a tiny step (flip times of the intermediate-axis instability,
+// order of accuracy of the midpoint rule), and the total spatial momentum summed body by body
+// (multibody::spatial_momentum, which does not use the stepping code).
+//
+// The reported failure this guards against: Castro et al.'s stage 1, M(q^θ)(v − v₀) = δt k, with
+// world-frame angular velocities, made a torque-free box spun at ω = (0.01, 10, 0) rad/s about its
+// intermediate axis gain +16.5 % energy and +24 % angular momentum in 10 s under implicit Euler
+// and flip 16 times instead of 3.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <Eigen/Geometry>
+
+#include "coulomb/io/scene_loader.h"
+#include "coulomb/multibody/energy.h"
+#include "coulomb/simulation/simulator.h"
+
+namespace coulomb::simulation {
+namespace {
+
+const Eigen::Vector3d kInertia(1.0, 2.0, 3.0);  // principal moments [kg·m²]
+
+// Euler's equations I ω̇ = (I ω) × ω in the body frame, RK4.
+Eigen::Vector3d euler_rhs(const Eigen::Vector3d& w) {
+  const Eigen::Vector3d L = kInertia.cwiseProduct(w);
+  return L.cross(w).cwiseQuotient(kInertia);
+}
+Eigen::Vector3d rk4_step(const Eigen::Vector3d& w, double h) {
+  const Eigen::Vector3d k1 = euler_rhs(w), k2 = euler_rhs(w + 0.5 * h * k1), k3 = euler_rhs(w + 0.5 * h * k2),
+                        k4 = euler_rhs(w + h * k3);
+  return w + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4);
+}
+
+// Reference body angular velocity at time t and the times where its y component changes sign.
+struct Reference {
+  std::vector<double> flips;
+  Eigen::Vector3d w_at_1s;
+};
+Reference reference(const Eigen::Vector3d& w0, double duration) {
+  Reference ref;
+  const double h = 1e-5;
+  Eigen::Vector3d w = w0;
+  const int n = static_cast<int>(std::lround(duration / h));
+  for (int k = 0; k < n; ++k) {
+    const Eigen::Vector3d w_next = rk4_step(w, h);
+    if ((w_next.y() > 0) != (w.y() > 0)) ref.flips.push_back((k + w.y() / (w.y() - w_next.y())) * h);
+    w = w_next;
+    if (k + 1 == static_cast<int>(std::lround(1.0 / h))) ref.w_at_1s = w;
+  }
+  return ref;
+}
+
+io::Scene box_scene() {
+  return io::parse_scene(
+      "gravity: [0, 0, 0]\n"
+      "bodies:\n"
+      "  - name: box\n    mass: 1.0\n    inertia: [1, 2, 3, 0, 0, 0]\n"
+      "    shapes: [{type: box, size: [0.1, 0.1, 0.1]}]\n"
+      "    angular_velocity: [0.01, 10, 0]\n",
+      "dzhanibekov");
+}
+
+struct BoxRun {
+  double max_L_error = 0.0;      // max |L_W(t) − L_W(0)| / |L_W(0)|
+  double max_P_error = 0.0;      // max |P(t) − P(0)| (P(0) = 0) [kg·m/s]
+  double max_energy_gain = 0.0;  // max (E(t) − E(0)) / E(0)
+  double final_energy_change = 0.0;
+  std::vector<double> flips;
+  Eigen::Vector3d w_body_at_1s = Eigen::Vector3d::Zero();
+};
+
+BoxRun run_box(Integrator integrator, double dt, double duration) {
+  SimulatorParameters params;
+  params.time_step = dt;
+  params.integrator = integrator;
+  Simulator sim(box_scene(), params);
+  const multibody::Model& model = sim.model();
+  multibody::Workspace ws(model);
+  const multibody::Joint& j = model.body(model.joint_body("box")).joint;
+  const math::SpatialForce h0 = multibody::spatial_momentum(model, ws, sim.q(), sim.v());
+  const double E0 = multibody::kinetic_energy(model, ws, sim.q(), sim.v());
+  BoxRun out;
+  auto w_body = [&]() {
+    const Eigen::Quaterniond quat(sim.q()[j.q_index + 3], sim.q()[j.q_index + 4], sim.q()[j.q_index + 5],
+                                  sim.q()[j.q_index + 6]);
+    return Eigen::Vector3d(quat.normalized().toRotationMatrix().transpose() * sim.v().segment<3>(j.v_index));
+  };
+  Eigen::Vector3d w_prev = w_body();
+  const int steps = static_cast<int>(std::lround(duration / dt));
+  for (int k = 1; k <= steps; ++k) {
+    sim.step();
+    const math::SpatialForce h = multibody::spatial_momentum(model, ws, sim.q(), sim.v());
+    out.max_L_error = std::max(out.max_L_error, (h.tau - h0.tau).norm() / h0.tau.norm());
+    out.max_P_error = std::max(out.max_P_error, (h.f - h0.f).norm());
+    const double E = multibody::kinetic_energy(model, ws, sim.q(), sim.v());
+    out.max_energy_gain = std::max(out.max_energy_gain, (E - E0) / E0);
+    out.final_energy_change = (E - E0) / E0;
+    const Eigen::Vector3d w = w_body();
+    if ((w.y() > 0) != (w_prev.y() > 0)) out.flips.push_back((k - 1 + w_prev.y() / (w_prev.y() - w.y())) * dt);
+    w_prev = w;
+    if (k == static_cast<int>(std::lround(1.0 / dt))) out.w_body_at_1s = w;
+  }
+  return out;
+}
+
+TEST(MomentumConservationTest, TorqueFreeBoxAboutItsIntermediateAxis) {
+  const Reference ref = reference(Eigen::Vector3d(0.01, 10, 0), 10.0);
+  ASSERT_GE(ref.flips.size(), 3u);
+  std::printf("[ measured ] RK4 reference flip times: %.4f %.4f %.4f s (issue: 1.437, 4.310, 7.183)\n", ref.flips[0],
+              ref.flips[1], ref.flips[2]);
+  EXPECT_NEAR(ref.flips[0], 1.437, 2e-3);
+  EXPECT_NEAR(ref.flips[1], 4.310, 2e-3);
+  EXPECT_NEAR(ref.flips[2], 7.183, 2e-3);
+  for (double dt : {1e-3, 1e-2})
+    for (Integrator integrator : {Integrator::kImplicitEuler, Integrator::kSymplecticEuler, Integrator::kMidpoint}) {
+      const BoxRun r = run_box(integrator, dt, 10.0);
+      std::printf("[ measured ] free box (1,2,3), w0 = (0.01, 10, 0), %s, dt %g, 10 s: |dL|/|L| max %.2e, |dP| max "
+                  "%.2e, energy max gain %.2e, final change %+.3e, %zu flips",
+                  to_string(integrator), dt, r.max_L_error, r.max_P_error, r.max_energy_gain, r.final_energy_change,
+                  r.flips.size());
+      for (double t : r.flips) std::printf(" %.4f", t);
+      std::printf("\n");
+      const std::string label = std::string(to_string(integrator)) + " dt " + std::to_string(dt);
+      EXPECT_LE(r.max_L_error, 1e-8) << label;
+      EXPECT_LE(r.max_P_error, 1e-12) << label;
+      if (integrator == Integrator::kImplicitEuler) EXPECT_LE(r.max_energy_gain, 1e-10) << label;
+      if (integrator == Integrator::kMidpoint && dt == 1e-3) {
+        ASSERT_EQ(r.flips.size(), ref.flips.size()) << label;
+        for (size_t i = 0; i < ref.flips.size(); ++i)
+          EXPECT_NEAR(r.flips[i], ref.flips[i], 5e-3 * ref.flips[i]) << label << " flip " << i;
+      }
+    }
+}
+
+// Midpoint keeps second order on the same motion: the error of the body angular velocity at
+// t = 1 s (before the first flip) against RK4 falls by ≈ 4 per halving of δt.
+TEST(MomentumConservationTest, MidpointIsSecondOrderInFreeRotation) {
+  const Reference ref = reference(Eigen::Vector3d(0.01, 10, 0), 1.0);
+  std::vector<double> errors;
+  for (double dt : {4e-3, 2e-3, 1e-3}) errors.push_back((run_box(Integrator::kMidpoint, dt, 1.0).w_body_at_1s - ref.w_at_1s).norm());
+  std::printf("[ measured ] midpoint free rotation |w(1 s) - RK4| = %.3e, %.3e, %.3e rad/s for dt 4e-3, 2e-3, 1e-3 "
+              "(ratios %.2f, %.2f)\n",
+              errors[0], errors[1], errors[2], errors[0] / errors[1], errors[1] / errors[2]);
+  EXPECT_NEAR(errors[0] / errors[1], 4.0, 0.4);
+  EXPECT_NEAR(errors[1] / errors[2], 4.0, 0.4);
+}
+
+// A free-floating Unitree A1 (18 DOF) in zero gravity with random joint and base velocities:
+// internal joint forces cannot change the total momentum. Joint limits off (so that none is
+// reached), no contact (self-collision is off by default), no joint damping in the URDF.
+TEST(MomentumConservationTest, FreeFloatingA1ConservesTotalMomentum) {
+  const std::string yaml = std::string("gravity: [0, 0, 0]\nrobots:\n  - urdf: ") + COULOMB_SHARED_DIR +
+                           "/models/a1.urdf\n    floating: true\n    position: [0, 0, 1]\n";
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (double dt : {1e-3, 1e-2})
+    for (Integrator integrator : {Integrator::kImplicitEuler, Integrator::kSymplecticEuler, Integrator::kMidpoint}) {
+      SimulatorParameters params;
+      params.time_step = dt;
+      params.integrator = integrator;
+      params.joint_limits = false;
+      Simulator sim(io::parse_scene(yaml, "a1_free"), params);
+      const multibody::Model& model = sim.model();
+      Eigen::VectorXd v(model.nv());
+      std::mt19937 rng_run(2026);
+      for (int i = 0; i < model.nv(); ++i) v[i] = 2.0 * u(rng_run);
+      sim.set_state(sim.q(), v);
+      multibody::Workspace ws(model);
+      const math::SpatialForce h0 = multibody::spatial_momentum(model, ws, sim.q(), sim.v());
+      const double E0 = multibody::kinetic_energy(model, ws, sim.q(), sim.v());
+      double max_L = 0.0, max_P = 0.0, max_gain = -1.0, final_change = 0.0;
+      const int steps = static_cast<int>(std::lround(10.0 / dt));
+      for (int k = 0; k < steps; ++k) {
+        sim.step();
+        const math::SpatialForce h = multibody::spatial_momentum(model, ws, sim.q(), sim.v());
+        max_L = std::max(max_L, (h.tau - h0.tau).norm() / h0.tau.norm());
+        max_P = std::max(max_P, (h.f - h0.f).norm() / h0.f.norm());
+        const double E = multibody::kinetic_energy(model, ws, sim.q(), sim.v());
+        max_gain = std::max(max_gain, (E - E0) / E0);
+        final_change = (E - E0) / E0;
+      }
+      std::printf("[ measured ] free-floating A1, %s, dt %g, 10 s: |dL|/|L| max %.2e, |dP|/|P| max %.2e, energy max "
+                  "gain %+.2e, final change %+.3e\n",
+                  to_string(integrator), dt, max_L, max_P, max_gain, final_change);
+      const std::string label = std::string(to_string(integrator)) + " dt " + std::to_string(dt);
+      EXPECT_LE(max_L, 1e-6) << label;
+      EXPECT_LE(max_P, 1e-6) << label;
+      if (integrator == Integrator::kImplicitEuler) EXPECT_LE(max_gain, 1e-3) << label;
+    }
+}
+
+}  // namespace
+}  // namespace coulomb::simulation
