@@ -2,7 +2,7 @@
 #   make deps    install the Debian and npm packages (scripts/install-deps.sh; quiet if present)
 #   make build   configure (Release) and build everything
 #   make demo    deps + build + simulate the embedded default scene (coulomb simulate)
-#   make test    deps + build + every ctest test (unit, oracle, install, browser)
+#   make test    deps + build + every ctest test (unit, oracle, install, browser, fidelity)
 #   make bench   deps + build + run the benchmarks (console)
 #   make bench-report  rerun the benchmarks and rewrite docs/benchmarks.md (and docs/fidelity.md)
 #   make fidelity-report  run the analytic checks (coulomb_fidelity) and rewrite docs/fidelity.md
