@@ -138,16 +138,11 @@ struct Material {
   double hc_dissipation = 50.0;    ///< d [s/m] (similar, lagged)
 };
 
-/// 1e+06 → "1e6", 0.001 → "0.001".
+/// 1e6 → "1e6", 2.5e5 → "2.5e5", 0.001 → "0.001".
 std::string short_number(double x) {
-  std::string s = fmt("%g", x);
-  const size_t e = s.find("e+");
-  if (e != std::string::npos) {
-    std::string exponent = s.substr(e + 2);
-    exponent.erase(0, std::min(exponent.find_first_not_of('0'), exponent.size() - 1));
-    s = s.substr(0, e) + "e" + exponent;
-  }
-  return s;
+  if (std::abs(x) < 1e4) return fmt("%g", x);
+  const int exponent = static_cast<int>(std::floor(std::log10(std::abs(x))));
+  return fmt("%g", x / std::pow(10.0, exponent)) + "e" + std::to_string(exponent);
 }
 
 std::string material_text(const Material& m) {
@@ -685,7 +680,7 @@ std::vector<Case> all_cases() {
        "with the last at 1 m/s and the others at rest; compliant (linear-spring) contacts spread the "
        "pulse, so the other final velocities are reported as a spread (expected 0 only for the rigid "
        "limit) and no sphere should end moving backwards or stuck to a neighbour.",
-       material_text(kCradleMaterial) + "; δt = 1 ms; 0.2 s (0.1 s with --quick)", true, run_newton_cradle});
+       material_text(kCradleMaterial) + "; g = 0; δt = 1 ms; 0.2 s (0.1 s with --quick)", true, run_newton_cradle});
   cases.push_back(
       {"dzhanibekov", "Free rotation about the intermediate axis (Dzhanibekov)",
        "A torque-free body with principal moments (1, 2, 3) kg·m² (given as `inertia:`; a box cannot "
@@ -694,7 +689,7 @@ std::vector<Case> all_cases() {
        "kinetic energy are constant; the body flips periodically. The flip times (sign changes of the "
        "body-frame ω_y) are from Euler's equations I ω̇ = (Iω) × ω integrated by RK4 at h = 1e-5 s in "
        "this program: 1.437, 4.310, 7.183 s.",
-       "inertia diag(1, 2, 3) kg·m², mass 1 kg, no shapes; δt = 1 ms and 10 ms; 10 s", false, run_dzhanibekov});
+       "inertia diag(1, 2, 3) kg·m², mass 1 kg, no shapes; g = 0; δt = 1 ms and 10 ms; 10 s", false, run_dzhanibekov});
   cases.push_back(
       {"a1_floating", "Free-floating Unitree A1",
        "`../shared/models/a1.urdf` as a floating robot in zero gravity, no ground: base at (0.3, −0.2, "
@@ -703,7 +698,7 @@ std::vector<Case> all_cases() {
        "(fixed seed). No external force or torque: the linear momentum and the angular momentum about "
        "the world origin are constant, and with zero joint damping (the URDF's, reported) so is the "
        "kinetic energy. No joint limit is reached in the 1 s (reported).",
-       "δt = 1 ms; 1 s; joint limits on (inactive)", false, run_a1_floating});
+       "g = 0; δt = 1 ms; 1 s; joint limits on (inactive)", false, run_a1_floating});
   cases.push_back(
       {"bowling", "Bowling ball",
        "A 1 kg solid sphere (r = 0.1 m, settled on level ground) is given v₀ = 3 m/s, ω₀ = 0, μ = 0.3. "
@@ -744,7 +739,7 @@ std::vector<Case> all_cases() {
        "back all the energy: e = v_out/v_in = 1. Any loss is the integrator's (and the contact "
        "model's) numerical dissipation. Speculative contact is on, so that the impact is caught at "
        "δt = 10 ms; the contact lasts π√(m/k) ≈ 10 ms.",
-       material_text(kBounceMaterial) + "; speculative contact; δt = 1e-4 (full run only), 1e-3, 1e-2 s; 0.1 s",
+       material_text(kBounceMaterial) + "; g = 0; speculative contact; δt = 1e-4 (full run only), 1e-3, 1e-2 s; 0.1 s",
        true, run_restitution});
   cases.push_back(
       {"free_fall", "Free fall",
@@ -760,7 +755,7 @@ std::vector<Case> all_cases() {
        "x = x₀ cos(ωt) with period 2π√(m/k) = 0.444288 s, constant amplitude and constant energy. "
        "(Implicit Euler damps it, symplectic Euler oscillates its energy by ±ωδt/2; midpoint conserves "
        "it for a linear spring.)",
-       "δt = 1 ms; 2 s", false, run_spring_slider});
+       "g = 0; δt = 1 ms; 2 s", false, run_spring_slider});
   return cases;
 }
 
