@@ -315,14 +315,16 @@ Outcome run_newton_cradle(const Config& config) {
   out.rows.push_back({"max final |vₓ| of spheres 2–4 [m/s]", 0.0, middle});
   out.rows.push_back({"most negative final vₓ (backwards) [m/s]", 0.0, std::min(0.0, *std::min_element(vx.begin(), vx.end()))});
   out.rows.push_back({"kinetic energy, end / start", 1.0, sim->energy(sim->q(), sim->v()) / E0});
-  // Glued: neighbours still in contact (gap below the 2 mm collision margin) that move together
-  // (|Δvₓ| < 1 mm/s) at a speed above 1 mm/s. In the rigid answer spheres 1–4 touch at rest.
+  // Glued: neighbours still within the 2 mm collision margin at the end while the pair moves at
+  // more than 1 cm/s. In the rigid answer spheres 1–4 touch at rest and the last has left; with
+  // compliant contact the moving spheres separate (each front sphere ends at least as fast as the
+  // one behind it) and are centimetres apart after 0.2 s.
   int glued = 0;
   for (int i = 0; i + 1 < n; ++i) {
     const double gap = (balls[i + 1].position() - balls[i].position()).norm() - 2 * r;
-    if (gap < 0.002 && std::abs(vx[i + 1] - vx[i]) < 1e-3 && std::abs(vx[i]) > 1e-3) ++glued;
+    if (gap < 0.002 && 0.5 * std::abs(vx[i] + vx[i + 1]) > 0.01) ++glued;
   }
-  out.rows.push_back({"neighbour pairs touching and moving together at the end (glued)", 0.0, static_cast<double>(glued)});
+  out.rows.push_back({"neighbour pairs within 2 mm at the end moving at > 1 cm/s (glued)", 0.0, static_cast<double>(glued)});
   return out;
 }
 
