@@ -2,9 +2,10 @@
 #   make deps    install the Debian and npm packages (scripts/install-deps.sh; quiet if present)
 #   make build   configure (Release) and build everything
 #   make demo    deps + build + simulate the embedded default scene (coulomb simulate)
-#   make test    deps + build + every ctest test (unit, oracle, install, browser)
+#   make test    deps + build + every ctest test (unit, oracle, install, browser, fidelity)
 #   make bench   deps + build + run the benchmarks (console)
-#   make bench-report  rerun the benchmarks and rewrite docs/benchmarks.md
+#   make bench-report  rerun the benchmarks and rewrite docs/benchmarks.md (and docs/fidelity.md)
+#   make fidelity-report  run the analytic checks (coulomb_fidelity) and rewrite docs/fidelity.md
 #   make clean   remove ./build
 
 SHELL := /bin/bash
@@ -17,7 +18,7 @@ CTEST_JOBS ?= 2
 # quadruped standing under PD control with 40 objects dropped around it), outputs in coulomb-out/.
 DEMO_ARGS ?= simulate -o coulomb-out
 
-.PHONY: all deps configure build demo test bench bench-report clean
+.PHONY: all deps configure build demo test bench bench-report fidelity-report clean
 
 all: build
 
@@ -46,6 +47,13 @@ bench: deps
 bench-report: deps
 	@$(MAKE) --no-print-directory build
 	bash scripts/bench_report.sh $(BUILD_DIR)/bin/coulomb_bench docs/benchmarks.md
+	bash scripts/fidelity_report.sh $(BUILD_DIR)/bin/coulomb_fidelity docs/fidelity.md
+
+# Only coulomb_fidelity is built (it needs libcoulomb alone), then docs/fidelity.md is rewritten.
+fidelity-report: deps
+	@$(MAKE) --no-print-directory configure
+	cmake --build $(BUILD_DIR) --target coulomb_fidelity
+	bash scripts/fidelity_report.sh $(BUILD_DIR)/bin/coulomb_fidelity docs/fidelity.md
 
 clean:
 	rm -rf $(BUILD_DIR)

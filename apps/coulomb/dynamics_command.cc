@@ -33,11 +33,11 @@ constexpr const char* kFooter = R"(Coordinates (the model's own order; --json re
   floating base (--floating; joint 'root_joint', coordinates root_joint.x ... ): 7 positions
       q = [x, y, z, qw, qx, qy, qz]: position [m] of the root link frame in the world and
       its orientation as a quaternion (w first; normalized before use, must be non-zero),
-      and 6 velocities v = [wx, wy, wz, vx, vy, vz]: the spatial velocity of the root link
-      expressed in the root link frame (angular [rad/s], then the linear velocity [m/s] of
-      the point at the link origin); vdot likewise [rad/s^2, m/s^2]; forces [N*m, N].
-      A URDF joint of type 'floating' has the same 7 + 6 coordinates, for its child link
-      relative to the joint frame.
+      and 6 velocities v = [wx, wy, wz, vx, vy, vz]: the angular velocity of the root link
+      [rad/s] and the velocity [m/s] of its origin, both in world-frame components (not the
+      root link frame); vdot: their time derivatives, world frame [rad/s^2, m/s^2];
+      forces [N*m, N]. A URDF joint of type 'floating' has the same 7 + 6 coordinates, for
+      its child link relative to the joint frame and expressed in it.
   Defaults: q = neutral configuration (zeros, identity quaternion), v = 0, vdot = 0.
 
 Output:
@@ -255,7 +255,7 @@ Command add_dynamics_command(CLI::App& app) {
                                "base wx,wy,wz [rad/s] and vx,vy,vz [m/s] of the root link origin, world frame]. Default: zeros");
   opt->vdot_opt = sub->add_option("--vdot", opt->vdot,
                                   "Acceleration: nv comma-separated values in dof_names order [rad/s^2 or "
-                                  "m/s^2; floating base angular then linear, root link frame]. Default: zeros");
+                                  "m/s^2; floating base angular then linear, world frame]. Default: zeros");
   sub->add_flag("--json", opt->json,
                 "Print one JSON object: dof_names, mass_matrix, bias, inverse_dynamics, total_mass [kg], plus "
                 "model, file, floating, nq, nv, position_names, q, v, vdot, gravity");

@@ -37,7 +37,7 @@ std::string num(double x) {
 }
 
 // The floating joint of the free body `name`: q = [p (3), quaternion (w, x, y, z)],
-// v = [ω_B; v_B] in body coordinates.
+// v = [ω_W; v_W]: the angular velocity and the velocity of the body origin, world coordinates.
 const multibody::Joint& floating_joint(const multibody::Model& model, const std::string& name) {
   return model.body(model.joint_body(name)).joint;
 }
