@@ -94,9 +94,12 @@ int run_inspect(const InspectOptions& opt) {
     out["duration"] = scene.duration;
     out["solver"] = scene.solver;
     out["integrator"] = scene.integrator;
+    out["contact_approximation"] = contact::to_string(scene.contact.approximation);
     out["contact_defaults"] = {{"mu", scene.contact.mu},
                                {"stiffness", scene.contact.stiffness},
-                               {"dissipation_time", scene.contact.dissipation_time}};
+                               {"dissipation_time", scene.contact.dissipation_time},
+                               {"hunt_crossley_dissipation", scene.contact.hunt_crossley_dissipation},
+                               {"stiction_tolerance", scene.contact.stiction_tolerance}};
     out["margin"] = scene.collision.margin;
     out["dof_names"] = model.dof_names();
     out["position_names"] = model.position_names();
@@ -172,7 +175,9 @@ int run_inspect(const InspectOptions& opt) {
                               {"distance", c.phi},
                               {"mu", c.material.mu},
                               {"stiffness", json_number(c.material.stiffness)},
-                              {"dissipation_time", c.material.dissipation_time}});
+                              {"dissipation_time", c.material.dissipation_time},
+                              {"hunt_crossley_dissipation", c.material.hunt_crossley_dissipation},
+                              {"stiction_tolerance", c.material.stiction_tolerance}});
     out["contacts"] = contact_list;
     out["warnings"] = scene.warnings;
     std::cout << out.dump(1) << "\n";
@@ -187,10 +192,12 @@ int run_inspect(const InspectOptions& opt) {
     std::cout << "             " << d << "\n";
   }
   std::cout << "settings     time_step " << scene.time_step << " s, duration " << scene.duration << " s, solver "
-            << scene.solver << ", integrator " << scene.integrator << "\n"
+            << scene.solver << ", integrator " << scene.integrator << ", contact_approximation "
+            << contact::to_string(scene.contact.approximation) << "\n"
             << "contact      mu " << scene.contact.mu << ", stiffness " << scene.contact.stiffness
-            << " N/m, dissipation_time " << scene.contact.dissipation_time << " s, margin " << scene.collision.margin
-            << " m\n"
+            << " N/m, dissipation_time " << scene.contact.dissipation_time << " s, hunt_crossley_dissipation "
+            << scene.contact.hunt_crossley_dissipation << " s/m, stiction_tolerance " << scene.contact.stiction_tolerance
+            << " m/s, margin " << scene.collision.margin << " m\n"
             << "model        nq = " << model.nq() << ", nv = " << model.nv() << " DOFs, " << (model.num_bodies() - 1)
             << " moving bodies, total mass " << std::setprecision(10) << model.total_mass() << std::setprecision(6)
             << " kg (" << body_mass(0) << " kg fixed to the world)\n"

@@ -1,5 +1,6 @@
 // `coulomb simulate [SCENE.yaml] [-o DIR] [--duration S] [--time-step S] [--solver sap|lstable]
-//  [--integrator implicit-euler|symplectic-euler|midpoint] [--no-html] [--quiet]`
+//  [--integrator implicit-euler|symplectic-euler|midpoint] [--contact-approximation sap|similar|lagged]
+//  [--no-html] [--quiet]`
 // (contract: ../shared/design/ARCHITECTURE.md). Runs the scene forward with SAP and writes
 // trajectory.csv, steps.csv and stats.json into DIR, and (unless --no-html) the 3-D replay
 // replay.html and the plots report.html.
@@ -35,7 +36,7 @@ struct SimulateOptions {
   std::string scene;
   std::string output = "coulomb-out";
   std::optional<double> duration, time_step, rel_tolerance;
-  std::string solver, integrator;
+  std::string solver, integrator, contact_approximation;
   bool no_html = false;
   bool speculative_contact = false;
   bool quiet = false;
@@ -95,6 +96,14 @@ int run_simulate(const SimulateOptions& o) {
   if (!(params.time_step > 0.0) || !std::isfinite(params.time_step))
     throw std::invalid_argument("--time-step must be > 0, got " + std::to_string(params.time_step));
   params.integrator = simulation::parse_integrator(o.integrator.empty() ? scene.integrator : o.integrator);
+  if (!o.contact_approximation.empty()) {
+    try {
+      scene.contact.approximation = contact::parse_contact_approximation(o.contact_approximation);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("--contact-approximation: ") + e.what());
+    }
+  }
+  const std::string contact_approximation = contact::to_string(scene.contact.approximation);
   if (o.rel_tolerance) params.sap.rel_tolerance = *o.rel_tolerance;
   params.speculative_contact = o.speculative_contact;
   const double duration = o.duration.value_or(scene.duration);
@@ -144,7 +153,7 @@ int run_simulate(const SimulateOptions& o) {
   }
   if (progress) print_progress(stats.sim_time, duration, stats.wall_time, stats.iterations_sum / std::max(1, stats.steps), true);
   write_stats_json(dir + "/stats.json", stats, solver, simulation::to_string(params.integrator), params.time_step,
-                   scene_name, sim.model().nv());
+                   scene_name, sim.model().nv(), contact_approximation);
   steps.reset();
   std::size_t replay_bytes = 0, report_bytes = 0;
   if (replay) {
@@ -202,6 +211,9 @@ Command add_simulate_command(CLI::App& app) {
   sub->add_option("--solver", options->solver, "Contact solver: sap (default from the scene) | lstable (not yet available)");
   sub->add_option("--integrator", options->integrator,
                   "implicit-euler | symplectic-euler | midpoint (default: the scene's integrator)");
+  sub->add_option("--contact-approximation", options->contact_approximation,
+                  "Contact model: sap | similar | lagged (default: the scene's contact_approximation, else sap; "
+                  "docs/contact.md)");
   sub->add_option("--rel-tolerance", options->rel_tolerance,
                   "SAP relative stopping tolerance eps_r on the momentum residual (default 1e-6)");
   sub->add_flag("--speculative-contact", options->speculative_contact,

@@ -1,5 +1,6 @@
 #include "coulomb/contact/contact_set.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -30,12 +31,22 @@ PairMaterial combine_materials(const geometry::Geometry& a, const geometry::Geom
     if (m->dissipation_time)
       check(*m->dissipation_time >= 0.0 && std::isfinite(*m->dissipation_time), a, b,
             "dissipation_time must be finite and >= 0", *m->dissipation_time);
+    if (m->hunt_crossley_dissipation)
+      check(*m->hunt_crossley_dissipation >= 0.0 && std::isfinite(*m->hunt_crossley_dissipation), a, b,
+            "hunt_crossley_dissipation must be finite and >= 0", *m->hunt_crossley_dissipation);
+    if (m->stiction_tolerance)
+      check(*m->stiction_tolerance > 0.0 && std::isfinite(*m->stiction_tolerance), a, b,
+            "stiction_tolerance must be finite and > 0", *m->stiction_tolerance);
   }
   check(defaults.mu >= 0.0 && std::isfinite(defaults.mu), a, b, "default mu must be >= 0", defaults.mu);
   check(defaults.stiffness > 0.0 && std::isfinite(defaults.stiffness), a, b, "default stiffness must be finite and > 0",
         defaults.stiffness);
   check(defaults.dissipation_time >= 0.0 && std::isfinite(defaults.dissipation_time), a, b,
         "default dissipation_time must be finite and >= 0", defaults.dissipation_time);
+  check(defaults.hunt_crossley_dissipation >= 0.0 && std::isfinite(defaults.hunt_crossley_dissipation), a, b,
+        "default hunt_crossley_dissipation must be finite and >= 0", defaults.hunt_crossley_dissipation);
+  check(defaults.stiction_tolerance > 0.0 && std::isfinite(defaults.stiction_tolerance), a, b,
+        "default stiction_tolerance must be finite and > 0", defaults.stiction_tolerance);
 
   PairMaterial m;
   // Friction.
@@ -63,6 +74,25 @@ PairMaterial combine_materials(const geometry::Geometry& a, const geometry::Geom
     m.dissipation_time = ma.dissipation_time ? *ma.dissipation_time
                                              : (mb.dissipation_time ? *mb.dissipation_time : defaults.dissipation_time);
   }
+  // Hunt–Crossley dissipation: compliance-weighted like τ_d.
+  if (ma.hunt_crossley_dissipation && mb.hunt_crossley_dissipation) {
+    const double d_a = *ma.hunt_crossley_dissipation, d_b = *mb.hunt_crossley_dissipation;
+    if (!std::isfinite(k_a)) m.hunt_crossley_dissipation = d_b;
+    else if (!std::isfinite(k_b)) m.hunt_crossley_dissipation = d_a;
+    else m.hunt_crossley_dissipation = (d_a * k_b + d_b * k_a) / (k_a + k_b);
+  } else {
+    m.hunt_crossley_dissipation = ma.hunt_crossley_dissipation
+                                      ? *ma.hunt_crossley_dissipation
+                                      : (mb.hunt_crossley_dissipation ? *mb.hunt_crossley_dissipation
+                                                                      : defaults.hunt_crossley_dissipation);
+  }
+  // Stiction tolerance: the stricter (smaller) side.
+  if (ma.stiction_tolerance && mb.stiction_tolerance)
+    m.stiction_tolerance = std::min(*ma.stiction_tolerance, *mb.stiction_tolerance);
+  else
+    m.stiction_tolerance = ma.stiction_tolerance ? *ma.stiction_tolerance
+                                                 : (mb.stiction_tolerance ? *mb.stiction_tolerance
+                                                                          : defaults.stiction_tolerance);
   return m;
 }
 

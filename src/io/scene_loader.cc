@@ -294,7 +294,8 @@ Transform read_pose(const Reader& r, const Map& m) {
 geometry::ContactMaterial read_material(const Reader& r, const Map& parent) {
   geometry::ContactMaterial material;
   if (!parent.has("contact")) return material;
-  const Map m(r, parent.value("contact"), parent.child("contact"), {"mu", "stiffness", "dissipation_time"});
+  const Map m(r, parent.value("contact"), parent.child("contact"),
+              {"mu", "stiffness", "dissipation_time", "hunt_crossley_dissipation", "stiction_tolerance"});
   if (m.has("mu")) {
     material.mu = m.number("mu");
     require(*material.mu >= 0.0, m, "mu", "must be >= 0", *material.mu);
@@ -306,6 +307,16 @@ geometry::ContactMaterial read_material(const Reader& r, const Map& parent) {
   if (m.has("dissipation_time")) {
     material.dissipation_time = m.number("dissipation_time");
     require(*material.dissipation_time >= 0.0, m, "dissipation_time", "must be >= 0", *material.dissipation_time);
+  }
+  if (m.has("hunt_crossley_dissipation")) {
+    material.hunt_crossley_dissipation = m.number("hunt_crossley_dissipation");
+    require(*material.hunt_crossley_dissipation >= 0.0, m, "hunt_crossley_dissipation", "must be >= 0 s/m",
+            *material.hunt_crossley_dissipation);
+  }
+  if (m.has("stiction_tolerance")) {
+    material.stiction_tolerance = m.number("stiction_tolerance");
+    require(*material.stiction_tolerance > 0.0, m, "stiction_tolerance", "must be > 0 m/s",
+            *material.stiction_tolerance);
   }
   return material;
 }
@@ -714,8 +725,8 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
   Scene scene;
   scene.source = source_name;
   const Map top(r, root, "",
-                {"description", "time_step", "duration", "gravity", "solver", "integrator", "contact", "collision",
-                 "bodies", "robots"});
+                {"description", "time_step", "duration", "gravity", "solver", "integrator", "contact_approximation", "contact",
+                 "collision", "bodies", "robots"});
   scene.description = top.string("description", "");
   scene.time_step = top.number("time_step", scene.time_step);
   require(scene.time_step > 0.0, top, "time_step", "must be > 0 s", scene.time_step);
@@ -730,8 +741,16 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
       scene.integrator != "midpoint")
     top.fail("integrator", "unknown integrator " + in_quotes(scene.integrator) +
                                " (expected one of: implicit-euler, symplectic-euler, midpoint)");
+  if (top.has("contact_approximation")) {
+    const std::string approximation = top.string("contact_approximation", "sap");
+    if (approximation != "sap" && approximation != "similar" && approximation != "lagged")
+      top.fail("contact_approximation", "unknown contact approximation " + in_quotes(approximation) +
+                                            " (expected one of: sap, similar, lagged)");
+    scene.contact.approximation = contact::parse_contact_approximation(approximation);
+  }
   if (top.has("contact")) {
-    const Map c(r, top.value("contact"), "contact", {"mu", "stiffness", "dissipation_time"});
+    const Map c(r, top.value("contact"), "contact",
+                {"mu", "stiffness", "dissipation_time", "hunt_crossley_dissipation", "stiction_tolerance"});
     scene.contact.mu = c.number("mu", scene.contact.mu);
     require(scene.contact.mu >= 0.0, c, "mu", "must be >= 0", scene.contact.mu);
     scene.contact.stiffness = c.number("stiffness", scene.contact.stiffness);
@@ -739,6 +758,12 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
     scene.contact.dissipation_time = c.number("dissipation_time", scene.contact.dissipation_time);
     require(scene.contact.dissipation_time >= 0.0, c, "dissipation_time", "must be >= 0 s",
             scene.contact.dissipation_time);
+    scene.contact.hunt_crossley_dissipation = c.number("hunt_crossley_dissipation", scene.contact.hunt_crossley_dissipation);
+    require(scene.contact.hunt_crossley_dissipation >= 0.0, c, "hunt_crossley_dissipation", "must be >= 0 s/m",
+            scene.contact.hunt_crossley_dissipation);
+    scene.contact.stiction_tolerance = c.number("stiction_tolerance", scene.contact.stiction_tolerance);
+    require(scene.contact.stiction_tolerance > 0.0, c, "stiction_tolerance", "must be > 0 m/s",
+            scene.contact.stiction_tolerance);
   }
   if (top.has("collision")) {
     const Map c(r, top.value("collision"), "collision", {"margin", "speculative"});

@@ -87,7 +87,8 @@ void RunStatistics::add(const simulation::StepStats& s) {
 }
 
 void write_stats_json(const std::string& path, const RunStatistics& st, const std::string& solver,
-                      const std::string& integrator, double time_step, const std::string& scene, int dofs) {
+                      const std::string& integrator, double time_step, const std::string& scene, int dofs,
+                      const std::string& contact_approximation) {
   const double n = std::max(1, st.steps);
   nlohmann::ordered_json j;
   j["steps"] = st.steps;
@@ -96,6 +97,7 @@ void write_stats_json(const std::string& path, const RunStatistics& st, const st
   j["real_time_factor"] = st.wall_time > 0.0 ? st.sim_time / st.wall_time : 0.0;
   j["solver"] = solver;
   j["integrator"] = integrator;
+  j["contact_approximation"] = contact_approximation;
   j["time_step_s"] = time_step;
   j["solver_iterations"] = {{"mean", st.iterations_sum / n}, {"max", st.iterations_max}};
   j["momentum_error"] = {{"mean", st.momentum_error_sum / n}, {"max", st.momentum_error_max}};

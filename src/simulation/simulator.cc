@@ -13,6 +13,7 @@
 #include "coulomb/multibody/forward_kinematics.h"
 #include "coulomb/multibody/rnea.h"
 #include "coulomb/solvers/sap/sap_friction_cone_constraint.h"
+#include "coulomb/solvers/sap/sap_hunt_crossley_constraint.h"
 #include "coulomb/solvers/sap/sap_limit_constraint.h"
 #include "coulomb/solvers/sap/sap_pd_controller_constraint.h"
 
@@ -202,31 +203,55 @@ const StepStats& Simulator::step() {
   sap::SapProblem& problem = problem_;
   problem.reset(dt, A_blocks_, v_star);
   // Frictional contacts: the Jacobian blocks of contact i come consecutively, in tree order.
+  // SAP's friction cone (approximation sap) or the Hunt–Crossley constraint (similar, lagged;
+  // docs/contact.md "Contact approximations"), which needs the step-start normal velocity
+  // v_n0 = (J v₀)_n of each contact.
   std::vector<int>& first_constraint_of_contact = first_constraint_of_contact_;
   first_constraint_of_contact.assign(contacts_.size(), -1);
-  size_t num_cones = 0;
+  const contact::ContactApproximation approximation = scene_.contact.approximation;
+  const bool hunt_crossley = approximation != contact::ContactApproximation::kSap;
+  size_t num_cones = 0, num_hunt_crossley = 0;
   for (size_t k = 0; k < Jc_.blocks.size();) {
     const contact::ContactJacobian::Block& b0 = Jc_.blocks[k];
     const contact::Contact& c = contacts_.contacts[b0.contact];
-    sap::FrictionConeParameters p;
-    p.mu = c.material.mu;
-    p.stiffness = c.material.stiffness;
-    p.dissipation_time = c.material.dissipation_time;
-    p.phi0 = c.phi;
-    p.regularization = parameters_.regularization;
+    const bool two_trees = k + 1 < Jc_.blocks.size() && Jc_.blocks[k + 1].contact == b0.contact;
+    const contact::ContactJacobian::Block& b1 = two_trees ? Jc_.blocks[k + 1] : b0;
     const int t0 = tree_of_root_[b0.tree];
-    if (num_cones == cone_pool_.size())
-      cone_pool_.push_back(std::make_unique<sap::SapFrictionConeConstraint>(p, t0, b0.J));
-    sap::SapFrictionConeConstraint& cone = *cone_pool_[num_cones++];
-    if (k + 1 < Jc_.blocks.size() && Jc_.blocks[k + 1].contact == b0.contact) {
-      const contact::ContactJacobian::Block& b1 = Jc_.blocks[k + 1];
-      cone.reset(p, t0, b0.J, tree_of_root_[b1.tree], b1.J);
-      k += 2;
+    sap::SapConstraint* constraint = nullptr;
+    if (hunt_crossley) {
+      sap::HuntCrossleyParameters p;
+      p.mu = c.material.mu;
+      p.stiffness = c.material.stiffness;
+      p.dissipation = c.material.hunt_crossley_dissipation;
+      p.stiction_tolerance = c.material.stiction_tolerance;
+      p.sigma = parameters_.regularization.sigma;
+      p.phi0 = c.phi;
+      p.vn0 = b0.J.row(2).dot(v0.segment(b0.v_start, b0.J.cols()));
+      if (two_trees) p.vn0 += b1.J.row(2).dot(v0.segment(b1.v_start, b1.J.cols()));
+      p.approximation = approximation;
+      p.theta_vq = theta_.theta_vq;
+      if (num_hunt_crossley == hunt_crossley_pool_.size())
+        hunt_crossley_pool_.push_back(std::make_unique<sap::SapHuntCrossleyConstraint>(p, t0, b0.J));
+      sap::SapHuntCrossleyConstraint& hc = *hunt_crossley_pool_[num_hunt_crossley++];
+      if (two_trees) hc.reset(p, t0, b0.J, tree_of_root_[b1.tree], b1.J);
+      else hc.reset(p, t0, b0.J);
+      constraint = &hc;
     } else {
-      cone.reset(p, t0, b0.J);
-      k += 1;
+      sap::FrictionConeParameters p;
+      p.mu = c.material.mu;
+      p.stiffness = c.material.stiffness;
+      p.dissipation_time = c.material.dissipation_time;
+      p.phi0 = c.phi;
+      p.regularization = parameters_.regularization;
+      if (num_cones == cone_pool_.size())
+        cone_pool_.push_back(std::make_unique<sap::SapFrictionConeConstraint>(p, t0, b0.J));
+      sap::SapFrictionConeConstraint& cone = *cone_pool_[num_cones++];
+      if (two_trees) cone.reset(p, t0, b0.J, tree_of_root_[b1.tree], b1.J);
+      else cone.reset(p, t0, b0.J);
+      constraint = &cone;
     }
-    first_constraint_of_contact[b0.contact] = problem.add_constraint(&cone);
+    k += two_trees ? 2 : 1;
+    first_constraint_of_contact[b0.contact] = problem.add_constraint(constraint);
   }
   // Joint limits and PD actuators on 1-dof joints.
   auto tree_of_velocity = [&](int v_index, int& local) {

@@ -106,6 +106,46 @@ TEST(CombineMaterialsTest, RulesAndErrors) {
   }
 }
 
+// The Hunt–Crossley fields: defaults, one override, both (d compliance-weighted like τ_d, v_s the
+// smaller), a rigid side, and the errors.
+TEST(CombineMaterialsTest, HuntCrossleyDissipationAndStictionTolerance) {
+  geometry::Geometry a, b;
+  a.name = "a";
+  b.name = "b";
+  ContactDefaults defaults;
+  defaults.stiffness = 2e5;
+  defaults.hunt_crossley_dissipation = 5.0;
+  defaults.stiction_tolerance = 1e-3;
+  PairMaterial m = combine_materials(a, b, defaults);
+  EXPECT_DOUBLE_EQ(m.hunt_crossley_dissipation, 5.0);
+  EXPECT_DOUBLE_EQ(m.stiction_tolerance, 1e-3);
+  b.material.hunt_crossley_dissipation = 20.0;
+  b.material.stiction_tolerance = 1e-4;
+  m = combine_materials(a, b, defaults);
+  EXPECT_DOUBLE_EQ(m.hunt_crossley_dissipation, 20.0);
+  EXPECT_DOUBLE_EQ(m.stiction_tolerance, 1e-4);
+  a.material.hunt_crossley_dissipation = 2.0;
+  a.material.stiction_tolerance = 5e-4;
+  a.material.stiffness = 3e5;  // b uses the default 2e5
+  m = combine_materials(a, b, defaults);
+  EXPECT_DOUBLE_EQ(m.hunt_crossley_dissipation, (2.0 * 2e5 + 20.0 * 3e5) / 5e5);
+  EXPECT_DOUBLE_EQ(m.stiction_tolerance, 1e-4);
+  a.material.stiffness = INFINITY;  // rigid a: b's d
+  m = combine_materials(a, b, defaults);
+  EXPECT_DOUBLE_EQ(m.hunt_crossley_dissipation, 20.0);
+  a.material.hunt_crossley_dissipation = -1.5;
+  try {
+    combine_materials(a, b, defaults);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("hunt_crossley_dissipation"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("-1.5"), std::string::npos) << e.what();
+  }
+  a.material.hunt_crossley_dissipation = 1.0;
+  a.material.stiction_tolerance = 0.0;
+  EXPECT_THROW(combine_materials(a, b, defaults), std::invalid_argument);
+}
+
 TEST(ContactJacobianTest, TwoFreeBoxesMatchFiniteDifferences) {
   std::mt19937 rng(62);
   multibody::ModelBuilder builder("boxes");

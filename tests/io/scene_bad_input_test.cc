@@ -126,6 +126,16 @@ TEST(SceneBadInputTest, StringScenes) {
   EXPECT_EQ(message("contact: {stiffness: 0}\n"), "inline.yaml:1: contact.stiffness: must be > 0 N/m, got 0");
   EXPECT_EQ(message("contact: {dissipation_time: -1}\n"),
             "inline.yaml:1: contact.dissipation_time: must be >= 0 s, got -1");
+  EXPECT_EQ(message("time_step: 0.01\ncontact_approximation: lagd\n"),
+            "inline.yaml:2: contact_approximation: unknown contact approximation 'lagd' (expected one of: sap, "
+            "similar, lagged)");
+  EXPECT_EQ(message("contact: {hunt_crossley_dissipation: -2}\n"),
+            "inline.yaml:1: contact.hunt_crossley_dissipation: must be >= 0 s/m, got -2");
+  EXPECT_EQ(message("contact: {stiction_tolerance: 0}\n"),
+            "inline.yaml:1: contact.stiction_tolerance: must be > 0 m/s, got 0");
+  EXPECT_EQ(message("bodies:\n  - {name: b, mass: 1, shapes: [{type: sphere, radius: 0.1}],\n"
+                    "     contact: {hunt_crossley_dissipation: -3}}\n"),
+            "inline.yaml:3: bodies[0].contact.hunt_crossley_dissipation: must be >= 0 s/m, got -3");
 }
 
 TEST(SceneBadInputTest, UnreadableFile) {

@@ -493,6 +493,32 @@ bodies:
   EXPECT_DOUBLE_EQ(scene.model.total_mass(), 0.0);  // fixed bodies without a mass are massless
 }
 
+// contact_approximation and the Hunt–Crossley keys, at the top level and per body; defaults.
+TEST(SceneLoaderTest, ContactApproximationAndHuntCrossleyKeys) {
+  const Scene defaults = parse_scene("time_step: 0.01\n");
+  EXPECT_EQ(defaults.contact.approximation, contact::ContactApproximation::kSap);
+  EXPECT_DOUBLE_EQ(defaults.contact.hunt_crossley_dissipation, 10.0);
+  EXPECT_DOUBLE_EQ(defaults.contact.stiction_tolerance, 1e-4);
+  const Scene scene = parse_scene(R"(
+contact_approximation: lagged
+contact: {mu: 0.4, hunt_crossley_dissipation: 3.5, stiction_tolerance: 2.0e-4}
+bodies:
+  - name: a
+    mass: 1
+    shapes: [{type: sphere, radius: 0.05}]
+    contact: {hunt_crossley_dissipation: 0, stiction_tolerance: 1.0e-3}
+)");
+  EXPECT_EQ(scene.contact.approximation, contact::ContactApproximation::kLagged);
+  EXPECT_DOUBLE_EQ(scene.contact.hunt_crossley_dissipation, 3.5);
+  EXPECT_DOUBLE_EQ(scene.contact.stiction_tolerance, 2e-4);
+  const geometry::Geometry& a0 = geometry_named(scene, "a/shape0");
+  EXPECT_DOUBLE_EQ(*a0.material.hunt_crossley_dissipation, 0.0);
+  EXPECT_DOUBLE_EQ(*a0.material.stiction_tolerance, 1e-3);
+  EXPECT_FALSE(a0.material.dissipation_time.has_value());
+  EXPECT_EQ(parse_scene("contact_approximation: similar\n").contact.approximation,
+            contact::ContactApproximation::kSimilar);
+}
+
 TEST(SceneLoaderTest, MaterialsFiltersAndColours) {
   const Scene scene = parse_scene(R"(
 bodies:

@@ -123,4 +123,32 @@ TEST(SimulateCliTest, TooManyStepsIsAClearError) {
   fs::remove_all(root);
 }
 
+// --contact-approximation overrides the scene and is recorded in stats.json; a bad name is a
+// clear error; inspect reports the scene's approximation.
+TEST(SimulateCliTest, ContactApproximationOption) {
+  if (kCli.empty()) GTEST_SKIP() << "coulomb_cli is not built (COULOMB_CLI_PATH undefined)";
+  const std::string scene = std::string(COULOMB_SOURCE_DIR) + "/examples/scenes/incline.yaml";
+  const fs::path root = fs::temp_directory_path() / ("coulomb_simulate_approx_test_" + std::to_string(::getpid()));
+  for (const char* name : {"sap", "similar", "lagged"}) {
+    fs::remove_all(root);
+    const RunResult r = run_cli({"simulate", scene, "-o", (root / "out").string(), "-q", "--no-html", "--duration",
+                                 "0.2", "--contact-approximation", name});
+    EXPECT_EQ(r.status, 0) << name << "\n" << r.out << r.err;
+    std::ifstream stats_file(root / "out" / "stats.json");
+    ASSERT_TRUE(stats_file.good()) << name;
+    const nlohmann::json stats = nlohmann::json::parse(stats_file);
+    EXPECT_EQ(stats["contact_approximation"].get<std::string>(), name);
+    EXPECT_EQ(stats["failures"].get<int>(), 0) << name;
+  }
+  fs::remove_all(root);
+  const RunResult bad = run_cli({"simulate", scene, "-o", (root / "out").string(), "-q", "--no-html",
+                                 "--contact-approximation", "laged"});
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.err.find("'laged'"), std::string::npos) << bad.err;
+  fs::remove_all(root);
+  const RunResult inspect = run_cli({"inspect", scene});
+  EXPECT_EQ(inspect.status, 0) << inspect.err;
+  EXPECT_NE(inspect.out.find("contact_approximation sap"), std::string::npos) << inspect.out;
+}
+
 }  // namespace

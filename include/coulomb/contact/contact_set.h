@@ -10,6 +10,7 @@
 
 #include <vector>
 
+#include "coulomb/contact/contact_approximation.h"
 #include "coulomb/geometry/collision_world.h"
 #include "coulomb/multibody/model.h"
 #include "coulomb/multibody/workspace.h"
@@ -20,7 +21,11 @@ namespace coulomb::contact {
 struct ContactDefaults {
   double mu = 1.0;                ///< Coulomb friction coefficient
   double stiffness = 1.0e6;       ///< k [N/m]
-  double dissipation_time = 0.1;  ///< τ_d [s]
+  double dissipation_time = 0.1;  ///< τ_d [s] (approximation sap)
+  double hunt_crossley_dissipation = 10.0;  ///< d [s/m] (approximations similar, lagged; docs/contact.md)
+  double stiction_tolerance = 1.0e-4;       ///< v_s [m/s] (approximations similar, lagged)
+  /// The discrete contact model of the whole scene (top-level `contact_approximation`).
+  ContactApproximation approximation = ContactApproximation::kSap;
 };
 
 /// The combined parameters of one contact pair.
@@ -28,6 +33,8 @@ struct PairMaterial {
   double mu = 1.0;
   double stiffness = 1.0e6;
   double dissipation_time = 0.1;
+  double hunt_crossley_dissipation = 10.0;  ///< d [s/m]
+  double stiction_tolerance = 1.0e-4;       ///< v_s [m/s]
 };
 
 /// Combination rules (docs/contact.md). The scene's `defaults` are the PAIR's values when
@@ -37,8 +44,12 @@ struct PairMaterial {
 ///  - stiffness: springs in series, k = k_a k_b / (k_a + k_b) (an infinite side is rigid: k is
 ///    the other side's);
 ///  - dissipation time: compliance-weighted, τ_d = (τ_a k_b + τ_b k_a) / (k_a + k_b), with each
-///    side's stiffness (its own or the default), so the softer side dominates.
-/// Throws std::invalid_argument naming both geometries for μ < 0, k ≤ 0, τ_d < 0 or NaN.
+///    side's stiffness (its own or the default), so the softer side dominates;
+///  - Hunt–Crossley dissipation: compliance-weighted like τ_d, d = (d_a k_b + d_b k_a) / (k_a + k_b)
+///    (an infinite side is rigid: d is the other side's);
+///  - stiction tolerance: the smaller, v_s = min(v_s,a, v_s,b) (the stricter side).
+/// Throws std::invalid_argument naming both geometries for μ < 0, k ≤ 0, τ_d < 0, d < 0, v_s ≤ 0
+/// or NaN.
 PairMaterial combine_materials(const geometry::Geometry& a, const geometry::Geometry& b,
                                const ContactDefaults& defaults);
 

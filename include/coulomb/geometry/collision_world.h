@@ -21,6 +21,8 @@ struct ContactMaterial {
   std::optional<double> mu;                ///< Coulomb friction coefficient, ≥ 0
   std::optional<double> stiffness;         ///< contact stiffness k [N/m], > 0
   std::optional<double> dissipation_time;  ///< SAP dissipation time scale τ_d [s], ≥ 0
+  std::optional<double> hunt_crossley_dissipation;  ///< Hunt–Crossley d [s/m], ≥ 0 (similar, lagged)
+  std::optional<double> stiction_tolerance;         ///< regularized-friction v_s [m/s], > 0 (similar, lagged)
 };
 
 /// A shape fixed to a body of the model.

@@ -61,8 +61,9 @@ struct RunStatistics {
 /// Writes stats.json with the keys of the contract: steps, sim_time_s, wall_time_s,
 /// real_time_factor, solver, integrator, time_step_s, solver_iterations{mean,max},
 /// momentum_error{mean,max}, contacts{mean,max}, max_penetration_m, failures,
-/// energy{initial_J,final_J}; plus scene and dofs.
+/// energy{initial_J,final_J}; plus scene, dofs and contact_approximation (sap | similar | lagged).
 void write_stats_json(const std::string& path, const RunStatistics& stats, const std::string& solver,
-                      const std::string& integrator, double time_step, const std::string& scene, int dofs);
+                      const std::string& integrator, double time_step, const std::string& scene, int dofs,
+                      const std::string& contact_approximation = "sap");
 
 }  // namespace coulomb::io

@@ -26,6 +26,7 @@
 #include "coulomb/io/scene_loader.h"
 #include "coulomb/multibody/workspace.h"
 #include "coulomb/solvers/sap/sap_friction_cone_constraint.h"
+#include "coulomb/solvers/sap/sap_hunt_crossley_constraint.h"
 #include "coulomb/solvers/sap/sap_solver.h"
 
 namespace coulomb::simulation {
@@ -137,6 +138,8 @@ class Simulator {
   StepStats stats_;
   solvers::sap::SapProblem problem_;  ///< rebuilt in place every step
   std::vector<std::unique_ptr<solvers::sap::SapFrictionConeConstraint>> cone_pool_;  ///< recycled contact constraints
+  /// Recycled contact constraints of the similar / lagged approximations (scene contact_approximation).
+  std::vector<std::unique_ptr<solvers::sap::SapHuntCrossleyConstraint>> hunt_crossley_pool_;
   std::vector<int> first_constraint_of_contact_;
   solvers::sap::SapSolver solver_;
   solvers::sap::SapSolverResults solver_results_;
