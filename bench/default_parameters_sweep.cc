@@ -12,7 +12,10 @@
 //   stack: top-box drift over 10 s [mm] and max tilt [deg]; pair: max penetration [mm] and tilt
 //   [deg]; rest: penetration [mm]; slide: max tilt [deg], max |ω| [rad/s], max rise [mm],
 //   stopping distance [m]; clutter (examples/scenes/clutter.yaml, 10 s): mean / max SAP
-//   iterations, steady mean (t > 5 s), max penetration [mm]; failed SAP solves over all runs.
+//   iterations, steady mean (t > 5 s), max penetration [mm], with the file's contact block
+//   (k = 1e12, τ_d = δt: only β, σ and the approximation reach it) and again with the file's
+//   contact line removed ("clutter, candidate material": the candidate's k, τ_d, d, approximation);
+//   failed SAP solves over all runs.
 // Not a test: it takes a minute or two per candidate.
 #include <cmath>
 #include <cstdio>
@@ -73,8 +76,8 @@ int main(int argc, char** argv) {
   const double deg = M_PI / 180.0;
   std::printf("| candidate | stack drift mm | stack tilt deg | pair pen mm | pair tilt deg | rest pen mm | slide tilt deg "
               "| slide max w rad/s | slide rise mm | slide dist m | clutter iters mean/max (steady) | clutter pen mm "
-              "| failures | all four |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+              "| clutter, candidate material: iters (steady), pen mm | failures | all four |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   std::fflush(stdout);
   int status = 0;
   for (const std::string& spec : candidates) {
@@ -90,7 +93,7 @@ int main(int argc, char** argv) {
                         sl.final_tilt < 1 * deg && sl.final_speed < 1e-3 &&
                         std::abs(sl.distance - expected) < 0.1 * expected;
       int failures = s.run.failures + p.run.failures + r.run.failures + sl.run.failures;
-      char clutter_text[160] = "-", clutter_pen[64] = "-";
+      char clutter_text[160] = "-", clutter_pen[64] = "-", clutter_own[160] = "-";
       if (clutter) {
         const dp::ClutterResult c = dp::run_clutter(clutter_file, o);
         failures += c.run.failures;
@@ -98,11 +101,15 @@ int main(int argc, char** argv) {
                       c.steady_iterations);
         std::snprintf(clutter_pen, sizeof clutter_pen, "%.1f (steady %.2f)", 1e3 * c.run.max_penetration,
                       1e3 * c.steady_penetration);
+        const dp::ClutterResult d = dp::run_clutter(clutter_file, o, 10.0, /*own_material=*/false);
+        failures += d.run.failures;
+        std::snprintf(clutter_own, sizeof clutter_own, "%.2f / %d (%.2f), %.1f", d.run.iterations, d.run.max_iterations,
+                      d.steady_iterations, 1e3 * d.run.max_penetration);
       }
-      std::printf("| `%s` | %.3g | %.3g | %.3g | %.3g | %.3g | %.3g | %.3g | %.3g | %.3f | %s | %s | %d | %s |\n",
+      std::printf("| `%s` | %.3g | %.3g | %.3g | %.3g | %.3g | %.3g | %.3g | %.3g | %.3f | %s | %s | %s | %d | %s |\n",
                   spec.c_str(), 1e3 * s.top_drift, s.max_tilt / deg, 1e3 * p.run.max_penetration, p.max_tilt / deg,
                   1e3 * r.run.max_penetration, sl.max_tilt / deg, sl.max_angular_speed, 1e3 * sl.max_rise, sl.distance,
-                  clutter_text, clutter_pen, failures, pass ? "PASS" : "fail");
+                  clutter_text, clutter_pen, clutter_own, failures, pass ? "PASS" : "fail");
     } catch (const std::exception& e) {
       std::printf("| `%s` | error: %s |\n", spec.c_str(), e.what());
       status = 1;

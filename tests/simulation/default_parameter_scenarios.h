@@ -277,17 +277,28 @@ struct ClutterResult {
 
 /// Scenario 5: examples/scenes/clutter.yaml for `duration` (10 s), with the approximation and
 /// the regularization of `o` (its contact block is the paper's and stays).
-inline ClutterResult run_clutter(const std::string& clutter_yaml_file, const Overrides& o = {}, double duration = 10.0) {
-  const std::string keys = scene_keys(o, /*material=*/false);
+/// With `own_material` false, the file's `contact:` and `contact_approximation:` lines are
+/// dropped, so that the pile uses the candidate's (or coulomb's default) model and material
+/// instead of the paper's (sap, k = 1e12, τ_d = δt).
+inline ClutterResult run_clutter(const std::string& clutter_yaml_file, const Overrides& o = {}, double duration = 10.0,
+                                 bool own_material = true) {
+  const std::string keys = scene_keys(o, /*material=*/!own_material);
   io::Scene scene;
-  if (keys.empty()) {
+  if (keys.empty() && own_material) {
     scene = io::load_scene(clutter_yaml_file);
   } else {
-    // The approximation key first, then the file's own keys.
+    // The candidate's keys first, then the file's own keys (without its contact line if asked).
     std::ifstream in(clutter_yaml_file);
-    std::stringstream text;
-    text << in.rdbuf();
-    scene = io::parse_scene(keys + text.str(), clutter_yaml_file);
+    std::string text, line;
+    while (std::getline(in, line)) {
+      const bool material_line = line.rfind("contact:", 0) == 0;
+      const bool approximation_line = line.rfind("contact_approximation:", 0) == 0;
+      if (!own_material && (material_line || approximation_line)) continue;
+      if (o.approximation && approximation_line) continue;
+      if (!own_material && o.margin && line.rfind("collision:", 0) == 0) continue;
+      text += line + "\n";
+    }
+    scene = io::parse_scene(keys + text, clutter_yaml_file);
   }
   const SimulatorParameters p = parameters_for(scene, o);
   Simulator sim(std::move(scene), p);
