@@ -54,6 +54,7 @@ duration: 10.0
 gravity: [0, 0, -9.81]
 solver: sap
 integrator: implicit-euler
+contact_approximation: sap   # the paper's model (coulomb's default is lagged)
 contact: {{mu: 1.0, stiffness: 1.0e12, dissipation_time: 0.01}}
 collision: {{margin: 0.002}}
 bodies:
@@ -77,6 +78,7 @@ duration: 10.0
 gravity: [0, 0, -9.81]
 solver: sap
 integrator: implicit-euler
+contact_approximation: sap   # the paper's model (coulomb's default is lagged)
 contact: {{mu: 1.0, stiffness: 1.0e12, dissipation_time: 0.01}}
 collision: {{margin: 0.002}}
 bodies:

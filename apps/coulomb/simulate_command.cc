@@ -212,7 +212,7 @@ Command add_simulate_command(CLI::App& app) {
   sub->add_option("--integrator", options->integrator,
                   "implicit-euler | symplectic-euler | midpoint (default: the scene's integrator)");
   sub->add_option("--contact-approximation", options->contact_approximation,
-                  "Contact model: sap | similar | lagged (default: the scene's contact_approximation, else sap; "
+                  "Contact model: sap | similar | lagged (default: the scene's contact_approximation, else lagged; "
                   "docs/contact.md)");
   sub->add_option("--rel-tolerance", options->rel_tolerance,
                   "SAP relative stopping tolerance eps_r on the momentum residual (default 1e-6)");

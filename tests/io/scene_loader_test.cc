@@ -496,7 +496,7 @@ bodies:
 // contact_approximation and the Hunt–Crossley keys, at the top level and per body; defaults.
 TEST(SceneLoaderTest, ContactApproximationAndHuntCrossleyKeys) {
   const Scene defaults = parse_scene("time_step: 0.01\n");
-  EXPECT_EQ(defaults.contact.approximation, contact::ContactApproximation::kSap);
+  EXPECT_EQ(defaults.contact.approximation, contact::ContactApproximation::kLagged);  // docs/contact.md, "Default parameters"
   EXPECT_DOUBLE_EQ(defaults.contact.hunt_crossley_dissipation, 10.0);
   EXPECT_DOUBLE_EQ(defaults.contact.stiction_tolerance, 1e-4);
   const Scene scene = parse_scene(R"(

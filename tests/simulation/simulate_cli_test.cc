@@ -148,7 +148,7 @@ TEST(SimulateCliTest, ContactApproximationOption) {
   fs::remove_all(root);
   const RunResult inspect = run_cli({"inspect", scene});
   EXPECT_EQ(inspect.status, 0) << inspect.err;
-  EXPECT_NE(inspect.out.find("contact_approximation sap"), std::string::npos) << inspect.out;
+  EXPECT_NE(inspect.out.find("contact_approximation lagged"), std::string::npos) << inspect.out;
 }
 
 }  // namespace

@@ -85,7 +85,7 @@ TEST(SimulatorPhysicsTest, SphereRollsDownAnInclineWithoutSlipping) {
   const Eigen::Vector3d n(std::sin(alpha), 0, std::cos(alpha)), d(std::cos(alpha), 0, -std::sin(alpha));
   const std::string yaml =
       "time_step: " + num(dt) + "\nduration: 1.0\ngravity: [0, 0, -9.81]\nintegrator: midpoint\n"
-      "contact: {mu: 1.0, stiffness: 1.0e12, dissipation_time: " + num(dt) + "}\n"
+      "contact_approximation: sap\ncontact: {mu: 1.0, stiffness: 1.0e12, dissipation_time: " + num(dt) + "}\n"
       "bodies:\n"
       "  - name: incline\n    fixed: true\n"
       "    shapes: [{type: halfspace, normal: [" + num(n.x()) + ", 0, " + num(n.z()) + "]}]\n"
@@ -120,7 +120,7 @@ TEST(SimulatorPhysicsTest, SphereKeepsRollingAtConstantSpeedOnLevelGround) {
   const double dt = 1e-3;
   const std::string yaml =
       "time_step: 0.001\nduration: 1.0\ngravity: [0, 0, -9.81]\nintegrator: midpoint\n"
-      "contact: {mu: 1.0, stiffness: 1.0e12, dissipation_time: 0.001}\n"
+      "contact_approximation: sap\ncontact: {mu: 1.0, stiffness: 1.0e12, dissipation_time: 0.001}\n"
       "bodies:\n"
       "  - name: ground\n    fixed: true\n    shapes: [{type: halfspace}]\n"
       "  - name: ball\n    mass: 0.5\n    shapes: [{type: sphere, radius: 0.05}]\n    position: [0, 0, 0.05]\n"
@@ -155,7 +155,7 @@ TEST(SimulatorPhysicsTest, BoxSlidesDownAnInclineWithCoulombFriction) {
   const Eigen::Vector3d n(std::sin(alpha), 0, std::cos(alpha)), d(std::cos(alpha), 0, -std::sin(alpha));
   const std::string yaml =
       "time_step: " + num(dt) + "\nduration: 1.0\ngravity: [0, 0, -9.81]\nintegrator: implicit-euler\n"
-      "contact: {mu: 0.3, stiffness: 1.0e12, dissipation_time: " + num(dt) + "}\n"
+      "contact_approximation: sap\ncontact: {mu: 0.3, stiffness: 1.0e12, dissipation_time: " + num(dt) + "}\n"
       "collision: {margin: 0.01}\n"
       "bodies:\n"
       "  - name: incline\n    fixed: true\n"
@@ -251,7 +251,7 @@ io::Scene cylinder_scene(bool example_geometry) {
   // The same settings as the example, with the two-sphere URDF.
   const std::string yaml =
       "time_step: 0.02\nduration: 5.0\ngravity: [0, 0, -9.81]\nsolver: sap\nintegrator: midpoint\n"
-      "contact: {mu: 1.0, stiffness: 1.0e4, dissipation_time: 0.02}\n"
+      "contact_approximation: sap\ncontact: {mu: 1.0, stiffness: 1.0e4, dissipation_time: 0.02}\n"
       "bodies:\n  - name: ground\n    fixed: true\n"
       "    shapes: [{type: box, size: [2, 1, 0.1], position: [0, 0, -0.05]}]\n"
       "robots:\n  - urdf: " + two_sphere_cylinder_urdf() + "\n"
@@ -507,7 +507,7 @@ TEST(SimulatorPhysicsTest, SpeculativeContactCatchesFastImpacts) {
   const double dt = 0.01, u = 3.0, gap = 0.015, r = 0.05;
   const std::string yaml =
       "time_step: 0.01\nduration: 1.0\ngravity: [0, 0, -9.81]\n"
-      "contact: {mu: 0.5, stiffness: 1.0e12, dissipation_time: 0.01}\n"
+      "contact_approximation: sap\ncontact: {mu: 0.5, stiffness: 1.0e12, dissipation_time: 0.01}\n"
       "bodies:\n"
       "  - name: ground\n    fixed: true\n    shapes: [{type: box, size: [4, 4, 0.2], position: [0, 0, -0.1]}]\n"
       "  - name: ball\n    mass: 0.524\n    shapes: [{type: sphere, radius: 0.05}]\n"

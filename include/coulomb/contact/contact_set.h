@@ -20,19 +20,20 @@ namespace coulomb::contact {
 /// Material defaults for every pair (the scene's `contact:` block).
 struct ContactDefaults {
   double mu = 1.0;                ///< Coulomb friction coefficient
-  double stiffness = 1.0e6;       ///< k [N/m]
-  double dissipation_time = 0.1;  ///< τ_d [s] (approximation sap)
+  double stiffness = 1.0e7;        ///< k [N/m]
+  double dissipation_time = 0.01;  ///< τ_d [s] (approximation sap)
   double hunt_crossley_dissipation = 10.0;  ///< d [s/m] (approximations similar, lagged; docs/contact.md)
   double stiction_tolerance = 1.0e-4;       ///< v_s [m/s] (approximations similar, lagged)
   /// The discrete contact model of the whole scene (top-level `contact_approximation`).
-  ContactApproximation approximation = ContactApproximation::kSap;
+  /// Lagged by default (docs/contact.md, "Default parameters"; Drake's plant default too).
+  ContactApproximation approximation = ContactApproximation::kLagged;
 };
 
 /// The combined parameters of one contact pair.
 struct PairMaterial {
   double mu = 1.0;
-  double stiffness = 1.0e6;
-  double dissipation_time = 0.1;
+  double stiffness = 1.0e7;
+  double dissipation_time = 0.01;
   double hunt_crossley_dissipation = 10.0;  ///< d [s/m]
   double stiction_tolerance = 1.0e-4;       ///< v_s [m/s]
 };
