@@ -45,6 +45,7 @@ struct Overrides {
   std::optional<std::string> approximation;   ///< contact_approximation: sap | similar | lagged
   std::optional<double> hunt_crossley_dissipation;  ///< contact: hunt_crossley_dissipation d [s/m]
   std::optional<double> stiction_tolerance;   ///< contact: stiction_tolerance [m/s]
+  std::optional<std::string> integrator;      ///< integrator: implicit-euler | symplectic-euler | midpoint
 };
 
 inline std::string number(double x) {
@@ -58,6 +59,7 @@ inline std::string number(double x) {
 inline std::string scene_keys(const Overrides& o, bool material = true) {
   std::string out;
   if (o.approximation) out += "contact_approximation: " + *o.approximation + "\n";
+  if (o.integrator) out += "integrator: " + *o.integrator + "\n";
   if (!material) return out;
   std::vector<std::string> contact;
   if (o.stiffness) contact.push_back("stiffness: " + number(*o.stiffness));
