@@ -47,7 +47,7 @@ Theta theta_of(Integrator integrator) {
   return {};
 }
 
-Simulator::Simulator(io::Scene scene, SimulatorParameters parameters)
+Simulator::Simulator(scene::Scene scene, SimulatorParameters parameters)
     : scene_(std::move(scene)),
       parameters_(parameters),
       theta_(theta_of(parameters.integrator)),
@@ -67,7 +67,7 @@ Simulator::Simulator(io::Scene scene, SimulatorParameters parameters)
   damping_ = model.damping();
   stiffness_ = Eigen::VectorXd::Zero(model.nv());
   rest_ = Eigen::VectorXd::Zero(model.nv());
-  for (const io::JointSpring& s : scene_.springs) {
+  for (const scene::JointSpring& s : scene_.springs) {
     stiffness_[s.v_index] += s.stiffness;
     damping_[s.v_index] += s.damping;
     rest_[s.v_index] = s.rest_position;
@@ -89,7 +89,7 @@ void Simulator::set_state(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
 double Simulator::energy(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   const multibody::Model& model = scene_.model;
   double E = multibody::kinetic_energy(model, ws_, q, v) + multibody::potential_energy(model, ws_, q);
-  for (const io::JointSpring& s : scene_.springs) {
+  for (const scene::JointSpring& s : scene_.springs) {
     const double x = q[s.q_index] - s.rest_position;
     E += 0.5 * s.stiffness * x * x;
   }
@@ -182,7 +182,7 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
     }
     assemble_A(multibody::crba_from_joint_poses(model, ws_));
     k1 = -damping_.cwiseProduct(v_theta);
-    for (const io::JointSpring& sp : scene_.springs)
+    for (const scene::JointSpring& sp : scene_.springs)
       k1[sp.v_index] -= sp.stiffness * (q_theta[sp.q_index] - sp.rest_position);
     m = p1 - p0 - dt * (beta_theta + k1);
     // Floating joints on the world: their angular rows balance the momentum about the world
@@ -331,7 +331,7 @@ const StepStats& Simulator::step() {
       problem.add_constraint(std::make_unique<sap::SapLimitConstraint>(t, trees_[t].nv, local, q0[j.q_index], lp));
     }
   }
-  for (const io::Actuator& a : scene_.actuators) {
+  for (const scene::Actuator& a : scene_.actuators) {
     int local = 0;
     const int t = tree_of_velocity(a.v_index, local);
     sap::PdControllerParameters pd{a.kp, a.kd, a.q_target, a.v_target, a.effort_limit};

@@ -29,7 +29,7 @@
 #include "coulomb/contact/contact_jacobian.h"
 #include "coulomb/contact/contact_set.h"
 #include "coulomb/geometry/collision_world.h"
-#include "coulomb/io/scene_loader.h"
+#include "coulomb/scene/scene.h"
 #include "coulomb/multibody/workspace.h"
 #include "coulomb/solvers/sap/sap_friction_cone_constraint.h"
 #include "coulomb/solvers/sap/sap_hunt_crossley_constraint.h"
@@ -92,9 +92,9 @@ class Simulator {
  public:
   /// Takes ownership of the scene. Throws std::invalid_argument for δt ≤ 0 or a non-finite
   /// initial state (naming the coordinate).
-  Simulator(io::Scene scene, SimulatorParameters parameters);
+  Simulator(scene::Scene scene, SimulatorParameters parameters);
 
-  const io::Scene& scene() const { return scene_; }
+  const scene::Scene& scene() const { return scene_; }
   const multibody::Model& model() const { return scene_.model; }
   const SimulatorParameters& parameters() const { return parameters_; }
   const geometry::CollisionWorld& collision_world() const { return world_; }
@@ -125,7 +125,7 @@ class Simulator {
  private:
   void free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0, Eigen::VectorXd& v_star);
 
-  io::Scene scene_;
+  scene::Scene scene_;
   SimulatorParameters parameters_;
   Theta theta_;
   geometry::CollisionWorld world_;
