@@ -5,12 +5,26 @@
 #pragma once
 
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 namespace coulomb::cli {
+
+/// A command-line mistake found after parsing: an option's value out of its range or an
+/// unknown name (`--time-step 0`, `--integrator rk4`). main() prints it like CLI11's own parse
+/// errors and exits 2, as docs/user-guide.md says. (A bad value read from a scene file is an
+/// io::SceneError naming the file, line and key instead: exit 1.)
+class UsageError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// The subcommand closest to `word` by edit distance among `names`, or "" when none is within
+/// max(2, |word|/3) edits ("simualte" → "simulate").
+std::string closest_name(const std::string& word, const std::vector<std::string>& names);
 
 /// A registered subcommand: its CLI11 app (to know whether it was chosen) and the function
 /// that runs it after parsing. run() returns the process exit status; it throws on error

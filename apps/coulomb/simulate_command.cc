@@ -82,33 +82,51 @@ std::string human_size(std::size_t bytes) {
 }
 
 int run_simulate(const SimulateOptions& o) {
+  // Options are checked as options (UsageError, exit 2); values from the scene were checked by
+  // the loader against the scene's keys.
+  if (o.time_step && !(*o.time_step > 0.0 && std::isfinite(*o.time_step)))
+    throw UsageError("--time-step must be a finite number > 0 s, got " + std::to_string(*o.time_step));
+  if (o.duration && !(*o.duration > 0.0 && std::isfinite(*o.duration)))
+    throw UsageError("--duration must be a finite number > 0 s, got " + std::to_string(*o.duration));
+  if (o.rel_tolerance && !(*o.rel_tolerance > 0.0 && *o.rel_tolerance < 1.0))
+    throw UsageError("--rel-tolerance must be in (0, 1), got " + std::to_string(*o.rel_tolerance));
+  if (!o.solver.empty() && o.solver != "sap") {
+    if (o.solver == "lstable")
+      throw UsageError("--solver lstable: the L-stable first-order solver is planned but not built yet; use sap");
+    throw UsageError("--solver: unknown solver '" + o.solver + "' (sap; lstable is planned)");
+  }
+  std::optional<simulation::Integrator> integrator;
+  if (!o.integrator.empty()) {
+    try {
+      integrator = simulation::parse_integrator(o.integrator);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--integrator: ") + e.what());
+    }
+  }
+  std::optional<contact::ContactApproximation> approximation;
+  if (!o.contact_approximation.empty()) {
+    try {
+      approximation = contact::parse_contact_approximation(o.contact_approximation);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--contact-approximation: ") + e.what());
+    }
+  }
   io::Scene scene = o.scene.empty() ? load_embedded_scene() : io::load_scene(o.scene);
   const std::string scene_name = o.scene.empty() ? "<embedded default scene>" : o.scene;
   for (const std::string& w : scene.warnings) std::cerr << "coulomb: warning: " << w << "\n";
 
   const std::string solver = o.solver.empty() ? scene.solver : o.solver;
   if (solver == "lstable")
-    throw std::invalid_argument("--solver lstable: the L-stable first-order solver is not available yet; use sap");
-  if (solver != "sap") throw std::invalid_argument("--solver: unknown solver '" + solver + "' (sap or lstable)");
-
+    throw std::invalid_argument(scene_name + ": solver: lstable, the L-stable first-order solver, is not built yet; use sap");
+  if (solver != "sap") throw std::invalid_argument(scene_name + ": solver: unknown solver '" + solver + "' (sap)");
   simulation::SimulatorParameters params;
   params.time_step = o.time_step.value_or(scene.time_step);
-  if (!(params.time_step > 0.0) || !std::isfinite(params.time_step))
-    throw std::invalid_argument("--time-step must be > 0, got " + std::to_string(params.time_step));
-  params.integrator = simulation::parse_integrator(o.integrator.empty() ? scene.integrator : o.integrator);
-  if (!o.contact_approximation.empty()) {
-    try {
-      scene.contact.approximation = contact::parse_contact_approximation(o.contact_approximation);
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(std::string("--contact-approximation: ") + e.what());
-    }
-  }
+  params.integrator = integrator ? *integrator : simulation::parse_integrator(scene.integrator);
+  if (approximation) scene.contact.approximation = *approximation;
   const std::string contact_approximation = contact::to_string(scene.contact.approximation);
   if (o.rel_tolerance) params.sap.rel_tolerance = *o.rel_tolerance;
   params.speculative_contact = o.speculative_contact;
   const double duration = o.duration.value_or(scene.duration);
-  if (!(duration > 0.0) || !std::isfinite(duration))
-    throw std::invalid_argument("--duration must be > 0, got " + std::to_string(duration));
   // The step count as a double first: converting a double outside int's range to int is undefined
   // behaviour (on x86-64 it gave INT_MIN, so a 1e9 s run silently took 0 steps and exited 0).
   const double steps_needed = std::ceil(duration / params.time_step - 1e-9);

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -233,6 +234,49 @@ TEST_F(CliTest, UsageErrors) {
   r = run_cli({"dynamics", kModels + "kuka_iiwa_robot.urdf", "--no-such-option"});
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(contains(r.err, "--no-such-option")) << r.err;
+}
+
+// Issue 10 ("CLI: usage mistakes exit 2"): an option value out of range or an unknown name is a
+// command-line mistake (exit 2, naming the option), found before the scene is loaded; a
+// misspelt subcommand gets a suggestion; a planned one says it is not built yet.
+TEST_F(CliTest, OptionValuesOutOfRangeAreUsageErrors) {
+  const std::string scene = std::string(COULOMB_SOURCE_DIR) + "/examples/scenes/incline.yaml";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--integrator", "rk4"}, "--integrator: unknown integrator 'rk4'"},
+      {{"--time-step", "0"}, "--time-step must be a finite number > 0 s"},
+      {{"--time-step", "nan"}, "--time-step"},
+      {{"--duration", "-1"}, "--duration must be a finite number > 0 s"},
+      {{"--rel-tolerance", "-1"}, "--rel-tolerance must be in (0, 1)"},
+      {{"--rel-tolerance", "1"}, "--rel-tolerance must be in (0, 1)"},
+      {{"--contact-approximation", "laged"}, "--contact-approximation"},
+      {{"--solver", "lstable"}, "planned but not built yet"},
+      {{"--solver", "pgs"}, "--solver: unknown solver 'pgs'"}};
+  for (const auto& [flags, message] : cases) {
+    std::vector<std::string> args = {"simulate", scene, "-o", "/nonexistent-dir/never-created", "-q", "--no-html"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const RunResult r = run_cli(args);
+    EXPECT_EQ(r.status, 2) << flags[0] << " " << flags[1] << "\n" << r.err;
+    EXPECT_TRUE(contains(r.err, "coulomb: error: ")) << r.err;
+    EXPECT_TRUE(contains(r.err, message)) << r.err;
+  }
+}
+
+TEST_F(CliTest, UnknownAndPlannedSubcommands) {
+  RunResult r = run_cli({"simualte"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.err, "unknown subcommand 'simualte'; did you mean 'simulate'?")) << r.err;
+  r = run_cli({"inspcet", "x.yaml"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.err, "did you mean 'inspect'?")) << r.err;
+  r = run_cli({"frobnicate"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.err, "unknown subcommand 'frobnicate'")) << r.err;
+  EXPECT_FALSE(contains(r.err, "did you mean")) << r.err;
+  for (const char* planned : {"id", "control", "fclib"}) {
+    r = run_cli({planned});
+    EXPECT_EQ(r.status, 2) << planned;
+    EXPECT_TRUE(contains(r.err, "is planned but not built yet")) << r.err;
+  }
 }
 
 }  // namespace
