@@ -30,13 +30,21 @@ Eigen::MatrixXd make_jacobian(const LimitParameters& p, int tree_nv, int dof) {
 }  // namespace
 
 SapLimitConstraint::SapLimitConstraint(int tree, int tree_nv, int dof, double q0, const LimitParameters& p)
-    : SapConstraint(count_rows(p), tree, make_jacobian(p, tree_nv, dof)), parameters_(p) {
+    : SapConstraint(count_rows(p), tree, make_jacobian(p, tree_nv, dof)) {
+  g0_.resize(num_rows());
+  reset(q0, p);
+}
+
+void SapLimitConstraint::reset(double q0, const LimitParameters& p) {
+  if (count_rows(p) != num_rows() || (initialized_ && std::isfinite(p.lower) != std::isfinite(parameters_.lower)))
+    throw std::invalid_argument("limit constraint: reset with different finite limits");
   if (!(p.stiffness > 0.0)) throw std::invalid_argument("limit constraint: stiffness must be > 0");
   if (!(p.dissipation_time >= 0.0)) throw std::invalid_argument("limit constraint: dissipation_time must be >= 0");
   if (!(p.theta_vq > 0.0 && p.theta_vq <= 1.0))
     throw std::invalid_argument("limit constraint: theta_vq must be in (0, 1], got " + std::to_string(p.theta_vq));
   if (!std::isfinite(q0) || !std::isfinite(p.v0)) throw std::invalid_argument("limit constraint: q0 or v0 is not finite");
-  g0_.resize(num_rows());
+  parameters_ = p;
+  initialized_ = true;
   int row = 0;
   if (std::isfinite(p.lower)) g0_[row++] = q0 - p.lower;
   if (std::isfinite(p.upper)) g0_[row] = p.upper - q0;

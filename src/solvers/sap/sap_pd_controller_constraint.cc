@@ -17,16 +17,23 @@ Eigen::MatrixXd unit_row(int tree_nv, int dof) {
 
 SapPdControllerConstraint::SapPdControllerConstraint(int tree, int tree_nv, int dof, double q0,
                                                      const PdControllerParameters& p)
-    : SapConstraint(1, tree, unit_row(tree_nv, dof)), parameters_(p), q0_(q0) {
+    : SapConstraint(1, tree, unit_row(tree_nv, dof)) {
+  reset(q0, p);
+}
+
+void SapPdControllerConstraint::reset(double q0, const PdControllerParameters& p) {
   if (!(p.kp >= 0.0) || !(p.kd >= 0.0) || !(p.kp + p.kd > 0.0))
     throw std::invalid_argument("PD controller: gains must be >= 0 with kp + kd > 0, got kp = " +
                                 std::to_string(p.kp) + ", kd = " + std::to_string(p.kd));
   if (!(p.effort_limit > 0.0))
     throw std::invalid_argument("PD controller: effort_limit must be > 0, got " + std::to_string(p.effort_limit));
-  if (!std::isfinite(p.q_target) || !std::isfinite(p.v_target) || !std::isfinite(q0) || !std::isfinite(p.v0))
-    throw std::invalid_argument("PD controller: target, position or velocity is not finite");
+  if (!std::isfinite(p.q_target) || !std::isfinite(p.v_target) || !std::isfinite(q0) || !std::isfinite(p.v0) ||
+      !std::isfinite(p.feedforward))
+    throw std::invalid_argument("PD controller: target, feed-forward, position or velocity is not finite");
   if (!(p.theta_vq > 0.0 && p.theta_vq <= 1.0))
     throw std::invalid_argument("PD controller: theta_vq must be in (0, 1], got " + std::to_string(p.theta_vq));
+  parameters_ = p;
+  q0_ = q0;
 }
 
 void SapPdControllerConstraint::prepare(double dt, const Eigen::Ref<const Eigen::MatrixXd>&) {
@@ -35,7 +42,7 @@ void SapPdControllerConstraint::prepare(double dt, const Eigen::Ref<const Eigen:
   const double dt_q = p.theta_vq * dt, q0_end = q0_ + dt * (1.0 - p.theta_vq) * p.v0;
   const double c = dt_q * p.kp + p.kd;
   R_[0] = 1.0 / (dt * c);
-  v_hat_[0] = (p.kp * (p.q_target - q0_end) + p.kd * p.v_target) / c;
+  v_hat_[0] = (p.kp * (p.q_target - q0_end) + p.kd * p.v_target + p.feedforward) / c;
   gamma_max_ = dt * p.effort_limit;
 }
 

@@ -35,6 +35,11 @@ class SapLimitConstraint : public SapConstraint {
   /// upper, no limit is finite, stiffness ≤ 0, θ_vq ∉ (0, 1] or a non-finite q0 / v0.
   SapLimitConstraint(int tree, int tree_nv, int dof, double q0, const LimitParameters& parameters);
 
+  /// Re-initializes a recycled constraint for a new step at position q0 (the constructor's
+  /// checks; no allocation). The finite limits must be the same as the constructor's (same rows);
+  /// throws std::invalid_argument otherwise.
+  void reset(double q0, const LimitParameters& parameters);
+
   void prepare(double time_step, const Eigen::Ref<const Eigen::MatrixXd>& W_ii) override;
   double calc(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,
               Eigen::Ref<Eigen::MatrixXd>* G) const override;
@@ -49,6 +54,7 @@ class SapLimitConstraint : public SapConstraint {
 
   LimitParameters parameters_;
   Eigen::VectorXd g0_;  ///< constraint values at q0, one per row
+  bool initialized_ = false;
 };
 
 }  // namespace coulomb::solvers::sap

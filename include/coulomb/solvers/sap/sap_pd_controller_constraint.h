@@ -25,14 +25,24 @@ struct PdControllerParameters {
   /// of the step.
   double theta_vq = 1.0;
   double v0 = 0.0;
+  /// Feed-forward force u [N·m or N] added before the clamp (Drake's u₀):
+  /// τ = clamp(Kp (q_t − q) + Kd (v_t − v) + u, −e, e). Enters v̂'s numerator.
+  double feedforward = 0.0;
 };
 
 class SapPdControllerConstraint : public SapConstraint {
  public:
   /// On velocity index `dof` of tree `tree` (n_t velocities), at position q0 of that joint.
   /// Throws std::invalid_argument for negative gains, kp + kd = 0, effort_limit ≤ 0,
-  /// θ_vq ∉ (0, 1] or non-finite targets, q0 or v0.
+  /// θ_vq ∉ (0, 1] or non-finite targets, feed-forward, q0 or v0.
   SapPdControllerConstraint(int tree, int tree_nv, int dof, double q0, const PdControllerParameters& parameters);
+
+  /// Re-initializes a recycled constraint on the same coordinate for a new step (the
+  /// constructor's checks; no allocation).
+  void reset(double q0, const PdControllerParameters& parameters);
+
+  /// Whether γ was clamped to ±δt e (the effort limit) in the last calc.
+  double max_impulse() const { return gamma_max_; }
 
   /// R and v̂ depend only on δt and the gains (W_ii is not used).
   void prepare(double time_step, const Eigen::Ref<const Eigen::MatrixXd>& W_ii) override;
