@@ -11,6 +11,7 @@
 #include "coulomb/multibody/crba.h"
 #include "coulomb/multibody/energy.h"
 #include "coulomb/multibody/forward_kinematics.h"
+#include "coulomb/multibody/frame_jacobian.h"
 #include "coulomb/multibody/momentum.h"
 #include "coulomb/multibody/rnea.h"
 #include "coulomb/solvers/sap/sap_friction_cone_constraint.h"
@@ -38,6 +39,15 @@ Integrator parse_integrator(const std::string& name) {
   throw std::invalid_argument("unknown integrator '" + name + "' (expected implicit-euler, symplectic-euler or midpoint)");
 }
 
+const char* to_string(ContactRegion region) {
+  switch (region) {
+    case ContactRegion::kNoContact: return "no_contact";
+    case ContactRegion::kStiction: return "stiction";
+    case ContactRegion::kSliding: return "sliding";
+  }
+  return "unknown";
+}
+
 Theta theta_of(Integrator integrator) {
   switch (integrator) {
     case Integrator::kImplicitEuler: return {1.0, 1.0};
@@ -59,8 +69,8 @@ Simulator::Simulator(scene::Scene scene, SimulatorParameters parameters)
     throw std::invalid_argument("simulator: time step must be > 0, got " + std::to_string(parameters_.time_step));
   model.check_configuration(scene_.q0);
   model.check_velocity(scene_.v0, "v0");
-  q_ = scene_.q0;
-  v_ = scene_.v0;
+  state_.q = scene_.q0;
+  state_.v = scene_.v0;
   trees_ = contact::tree_ranges(model);
   tree_of_root_.assign(model.num_bodies(), -1);
   for (size_t t = 0; t < trees_.size(); ++t) tree_of_root_[trees_[t].root] = static_cast<int>(t);
@@ -77,13 +87,164 @@ Simulator::Simulator(scene::Scene scene, SimulatorParameters parameters)
     const multibody::Joint& j = model.body(b).joint;
     if (j.type == multibody::JointType::kFloating && model.body(b).parent == 0) floating_roots_.push_back({j.q_index, j.v_index});
   }
+  // Velocity index → (tree, index within the tree).
+  tree_of_velocity_.assign(model.nv(), -1);
+  local_of_velocity_.assign(model.nv(), 0);
+  for (size_t t = 0; t < trees_.size(); ++t)
+    for (int k = 0; k < trees_[t].nv; ++k) {
+      tree_of_velocity_[trees_[t].v_start + k] = static_cast<int>(t);
+      local_of_velocity_[trees_[t].v_start + k] = k;
+    }
+  // Commands start as the scene sets them.
+  const int na = num_actuators();
+  commands_.actuation = Eigen::VectorXd::Zero(na);
+  commands_.q_target.resize(na);
+  commands_.v_target.resize(na);
+  commands_.kp.resize(na);
+  commands_.kd.resize(na);
+  for (int i = 0; i < na; ++i) {
+    const scene::Actuator& a = scene_.actuators[i];
+    if (a.v_index < 0 || a.v_index >= model.nv())
+      throw std::invalid_argument("simulator: actuator on joint '" + a.joint + "' has velocity index " +
+                                  std::to_string(a.v_index) + " outside 0 … " + std::to_string(model.nv() - 1));
+    commands_.q_target[i] = a.q_target;
+    commands_.v_target[i] = a.v_target;
+    commands_.kp[i] = a.kp;
+    commands_.kd[i] = a.kd;
+  }
+  check_commands(commands_);
+  pd_pool_.resize(na);
+  actuator_constraint_.assign(na, -1);
+  limit_pool_.resize(model.nv());
+  limit_constraint_.assign(model.nv(), -1);
+  results_.contact_wrenches.assign(model.num_bodies(), math::SpatialForce::Zero());
+  results_.generalized_contact_forces = Eigen::VectorXd::Zero(model.nv());
+  results_.actuator_forces = Eigen::VectorXd::Zero(na);
+  results_.actuator_saturated = Eigen::VectorXi::Zero(na);
+  results_.generalized_actuation = Eigen::VectorXd::Zero(model.nv());
+  results_.joint_limit_impulses = Eigen::VectorXd::Zero(model.nv());
+  tau_applied_ = Eigen::VectorXd::Zero(model.nv());
+  J_wrench_ = Eigen::MatrixXd::Zero(6, model.nv());
+  q0_.resize(model.nq());
+  v0_.resize(model.nv());
+  v_star_.resize(model.nv());
+  v_thvq_.resize(model.nv());
+  p_WBo0_.assign(model.num_bodies(), math::Vector3::Zero());
+}
+
+// ---- Run-time actuation.
+
+int Simulator::actuator_index(const std::string& joint) const {
+  for (int i = 0; i < num_actuators(); ++i)
+    if (scene_.actuators[i].joint == joint) return i;
+  std::string names;
+  for (const scene::Actuator& a : scene_.actuators) names += (names.empty() ? "" : ", ") + a.joint;
+  throw std::invalid_argument("simulator: no actuator on joint '" + joint + "' (actuated joints: " +
+                              (names.empty() ? "none" : names) + ")");
+}
+
+void Simulator::check_actuator(int actuator) const {
+  if (actuator < 0 || actuator >= num_actuators())
+    throw std::invalid_argument("simulator: actuator index " + std::to_string(actuator) + " outside 0 … " +
+                                std::to_string(num_actuators() - 1));
+}
+
+void Simulator::check_commands(const Commands& c) const {
+  const int na = num_actuators();
+  auto check_vector = [&](const Eigen::VectorXd& x, const char* what, bool non_negative) {
+    if (x.size() != na)
+      throw std::invalid_argument(std::string("simulator: commands.") + what + " has " + std::to_string(x.size()) +
+                                  " entries, expected one per actuator (" + std::to_string(na) + ")");
+    for (int i = 0; i < na; ++i)
+      if (!std::isfinite(x[i]) || (non_negative && x[i] < 0.0))
+        throw std::invalid_argument(std::string("simulator: commands.") + what + " of actuator " + std::to_string(i) +
+                                    " ('" + scene_.actuators[i].joint + "') must be " +
+                                    (non_negative ? "finite and >= 0" : "finite") + ", got " + std::to_string(x[i]));
+  };
+  check_vector(c.actuation, "actuation", false);
+  check_vector(c.q_target, "q_target", false);
+  check_vector(c.v_target, "v_target", false);
+  check_vector(c.kp, "kp", true);
+  check_vector(c.kd, "kd", true);
+  for (const ExternalWrench& w : c.external_wrenches) check_wrench(w);
+}
+
+void Simulator::check_wrench(const ExternalWrench& w) const {
+  if (w.body < 1 || w.body >= scene_.model.num_bodies())
+    throw std::invalid_argument("simulator: external wrench on body " + std::to_string(w.body) + ", outside 1 … " +
+                                std::to_string(scene_.model.num_bodies() - 1));
+  if (!w.tau_W.allFinite() || !w.f_W.allFinite() || !w.p_BoBq_B.allFinite())
+    throw std::invalid_argument("simulator: external wrench on body '" + scene_.model.body(w.body).name +
+                                "' has a non-finite entry");
+}
+
+void Simulator::set_actuation(const Eigen::VectorXd& u) {
+  Commands c = commands_;
+  c.actuation = u;
+  check_commands(c);
+  commands_.actuation = u;
+}
+
+void Simulator::set_actuation(int actuator, double u) {
+  check_actuator(actuator);
+  if (!std::isfinite(u))
+    throw std::invalid_argument("simulator: actuation of '" + scene_.actuators[actuator].joint + "' must be finite, got " +
+                                std::to_string(u));
+  commands_.actuation[actuator] = u;
+}
+
+void Simulator::set_actuation(const std::string& joint, double u) { set_actuation(actuator_index(joint), u); }
+
+void Simulator::set_pd_targets(const Eigen::VectorXd& q_target, const Eigen::VectorXd& v_target) {
+  Commands c = commands_;
+  c.q_target = q_target;
+  c.v_target = v_target;
+  check_commands(c);
+  commands_.q_target = q_target;
+  commands_.v_target = v_target;
+}
+
+void Simulator::set_pd_target(int actuator, double q_target, double v_target) {
+  check_actuator(actuator);
+  if (!std::isfinite(q_target) || !std::isfinite(v_target))
+    throw std::invalid_argument("simulator: PD targets of '" + scene_.actuators[actuator].joint + "' must be finite, got " +
+                                std::to_string(q_target) + ", " + std::to_string(v_target));
+  commands_.q_target[actuator] = q_target;
+  commands_.v_target[actuator] = v_target;
+}
+
+void Simulator::set_pd_gains(int actuator, double kp, double kd) {
+  check_actuator(actuator);
+  if (!(kp >= 0.0) || !(kd >= 0.0) || !std::isfinite(kp) || !std::isfinite(kd))
+    throw std::invalid_argument("simulator: PD gains of '" + scene_.actuators[actuator].joint +
+                                "' must be finite and >= 0, got kp = " + std::to_string(kp) + ", kd = " + std::to_string(kd));
+  commands_.kp[actuator] = kp;
+  commands_.kd[actuator] = kd;
+}
+
+void Simulator::add_external_wrench(const ExternalWrench& wrench) {
+  check_wrench(wrench);
+  commands_.external_wrenches.push_back(wrench);
+}
+
+void Simulator::clear_external_wrenches() { commands_.external_wrenches.clear(); }
+
+void Simulator::set_commands(const Commands& commands) {
+  check_commands(commands);
+  commands_ = commands;
+}
+
+void Simulator::set_controller(std::shared_ptr<Controller> controller, int decimation) {
+  if (decimation < 1) throw std::invalid_argument("simulator: controller decimation must be >= 1, got " + std::to_string(decimation));
+  controller_ = std::move(controller);
+  decimation_ = decimation;
 }
 
 void Simulator::set_state(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   scene_.model.check_configuration(q);
   scene_.model.check_velocity(v);
-  q_ = q;
-  v_ = v;
+  state_.q = q;
+  state_.v = v;
 }
 
 double Simulator::energy(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
@@ -161,7 +322,7 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
     v_theta = v0;
   }
   v_star = v0;
-  stats_.free_motion_iterations = 0;
+  results_.stats.free_motion_iterations = 0;
   for (int it = 0; it < parameters_.free_motion_max_iterations; ++it) {
     v_thvq = thvq * v_star + (1.0 - thvq) * v0;
     multibody::integrate(model, q0, v_thvq, dt, q1);  // q₁ = q₀ ⊕ δt v^{θ_vq}
@@ -181,15 +342,17 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
       beta_theta = ws_.momentum_bias;
     }
     assemble_A(multibody::crba_from_joint_poses(model, ws_));
-    k1 = -damping_.cwiseProduct(v_theta);
+    k1 = tau_applied_ - damping_.cwiseProduct(v_theta);
     for (const scene::JointSpring& sp : scene_.springs)
       k1[sp.v_index] -= sp.stiffness * (q_theta[sp.q_index] - sp.rest_position);
     m = p1 - p0 - dt * (beta_theta + k1);
     // Floating joints on the world: their angular rows balance the momentum about the world
-    // origin exactly (see above). β's force rows are F^θ and its moment rows τ_O^θ − v_O^θ × P^θ.
+    // origin exactly (see above). β's force rows are F^θ and its moment rows τ_O^θ − v_O^θ × P^θ;
+    // applied forces (external wrenches) add their moment about O, as their generalized force
+    // J_WBqᵀ [τ; f] does on these rows.
     for (const FloatingRoot& f : floating_roots_) {
       const math::Vector3 P_vq = thvq * p1.segment<3>(f.v_index + 3) + (1.0 - thvq) * p0.segment<3>(f.v_index + 3);
-      const math::Vector3 tau_O = beta_theta.segment<3>(f.v_index) +
+      const math::Vector3 tau_O = beta_theta.segment<3>(f.v_index) + tau_applied_.segment<3>(f.v_index) +
                                   v_theta.segment<3>(f.v_index + 3).cross(p_theta.segment<3>(f.v_index + 3));
       // p_O₁ − p_O₀ = δt v_O^{θ_vq} (multibody::integrate), taken from v: q₁ − q₀ would carry the
       // round-off of positions far from the origin.
@@ -205,7 +368,7 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
       dv_t = -dv_t;
     }
     v_star += dv;
-    ++stats_.free_motion_iterations;
+    ++results_.stats.free_motion_iterations;
     if (dv.norm() <= parameters_.free_motion_tolerance * std::max(1.0, v_star.norm())) break;
   }
   // A at the converged v* (digest §2.4: evaluated once, at v*), where the momentum is: q₁(v*).
@@ -214,13 +377,46 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   assemble_A(multibody::crba(model, ws_, q1));
 }
 
+// Generalized forces of this step that do not depend on v: the feed-forward of pure-force
+// actuators (kp = kd = 0; those with gains go through the implicit PD constraint) clamped to
+// their effort limit, and the external wrenches J_WBqᵀ [τ_W; f_W] with J at q₀ (ws_ holds the
+// kinematics of q₀). Fills the pure-force actuators' entries of results_.actuator_forces.
+void Simulator::applied_forces() {
+  const multibody::Model& model = scene_.model;
+  tau_applied_.setZero();
+  for (int i = 0; i < num_actuators(); ++i) {
+    const scene::Actuator& a = scene_.actuators[i];
+    if (commands_.kp[i] > 0.0 || commands_.kd[i] > 0.0) continue;
+    const double u = commands_.actuation[i], e = a.effort_limit;
+    const double tau = std::clamp(u, -e, e);
+    results_.actuator_forces[i] = tau;
+    results_.actuator_saturated[i] = std::abs(u) > e ? 1 : 0;
+    tau_applied_[a.v_index] += tau;
+  }
+  for (const ExternalWrench& w : commands_.external_wrenches) {
+    multibody::body_point_jacobian(model, ws_, w.body, w.p_BoBq_B, multibody::ReferenceFrame::kLocalWorldAligned,
+                                   J_wrench_);
+    math::Vector6 F;
+    F << w.tau_W, w.f_W;
+    tau_applied_.noalias() += J_wrench_.transpose() * F;
+  }
+}
+
 const StepStats& Simulator::step() {
   const auto start = std::chrono::steady_clock::now();
   const multibody::Model& model = scene_.model;
   const double dt = parameters_.time_step;
   const int nv = model.nv();
-  const Eigen::VectorXd q0 = q_, v0 = v_;
-  stats_ = StepStats();
+  // The controller sees the state at the start of this step and the last step's results.
+  if (controller_ && step_count_ % decimation_ == 0) {
+    controller_->update(state_, results_, commands_);
+    check_commands(commands_);
+  }
+  q0_ = state_.q;
+  v0_ = state_.v;
+  const Eigen::VectorXd &q0 = q0_, &v0 = v0_;
+  StepStats& stats = results_.stats;
+  stats = StepStats();
 
   // 0. Contacts at q₀, within the collision margin plus, with speculative contact, the distance
   // each body can travel in this step at v₀.
@@ -233,22 +429,28 @@ const StepStats& Simulator::step() {
   world_.update_poses(ws_);
   contact::gather_contacts(world_, scene_.contact, contacts_);
   contact::contact_jacobian(model, ws_, contacts_, Jc_);
-  stats_.contacts = contacts_.size();
-  for (const contact::Contact& c : contacts_.contacts) stats_.max_penetration = std::max(stats_.max_penetration, -c.phi);
+  stats.contacts = contacts_.size();
+  for (int b = 0; b < model.num_bodies(); ++b) p_WBo0_[b] = ws_.X_WB[b].p;
+  for (const contact::Contact& c : contacts_.contacts) stats.max_penetration = std::max(stats.max_penetration, -c.phi);
+  results_.actuator_forces.setZero();
+  results_.actuator_saturated.setZero();
+  applied_forces();  // with the kinematics of q₀ still in ws_
 
   if (nv == 0) {
-    time_ += dt;
-    stats_.time = time_;
-    return stats_;
+    state_.time += dt;
+    stats.time = state_.time;
+    ++step_count_;
+    fill_results();
+    return stats;
   }
 
   // 1. Free motion.
-  Eigen::VectorXd v_star;
+  Eigen::VectorXd& v_star = v_star_;
   free_motion(q0, v0, v_star);
 
   // 2. Contact problem.
-  // The problem and the contact constraints are recycled from step to step (no allocation once
-  // the number of contacts has peaked).
+  // The problem and the constraints are recycled from step to step (no allocation once the
+  // number of contacts has peaked).
   sap::SapProblem& problem = problem_;
   problem.reset(dt, A_blocks_, v_star);
   // Frictional contacts: the Jacobian blocks of contact i come consecutively, in tree order.
@@ -306,76 +508,158 @@ const StepStats& Simulator::step() {
     k += two_trees ? 2 : 1;
     first_constraint_of_contact[b0.contact] = problem.add_constraint(constraint);
   }
-  // Joint limits and PD actuators on 1-dof joints.
-  auto tree_of_velocity = [&](int v_index, int& local) {
-    for (size_t t = 0; t < trees_.size(); ++t)
-      if (v_index >= trees_[t].v_start && v_index < trees_[t].v_start + trees_[t].nv) {
-        local = v_index - trees_[t].v_start;
-        return static_cast<int>(t);
-      }
-    return -1;
-  };
+  // Joint limits on 1-dof joints (one recycled constraint per limited velocity).
+  std::fill(limit_constraint_.begin(), limit_constraint_.end(), -1);
   if (parameters_.joint_limits) {
     for (int b = 1; b < model.num_bodies(); ++b) {
       const multibody::Joint& j = model.body(b).joint;
       if (j.nv != 1 || !(j.limits.lower < j.limits.upper)) continue;
       if (!std::isfinite(j.limits.lower) && !std::isfinite(j.limits.upper)) continue;
-      int local = 0;
-      const int t = tree_of_velocity(j.v_index, local);
+      const int t = tree_of_velocity_[j.v_index];
       sap::LimitParameters lp;
       lp.lower = j.limits.lower;
       lp.upper = j.limits.upper;
       lp.regularization = parameters_.limit_regularization;
       lp.theta_vq = theta_.theta_vq;  // position prediction of the integrator
       lp.v0 = v0[j.v_index];
-      problem.add_constraint(std::make_unique<sap::SapLimitConstraint>(t, trees_[t].nv, local, q0[j.q_index], lp));
+      std::unique_ptr<sap::SapLimitConstraint>& limit = limit_pool_[j.v_index];
+      if (!limit)
+        limit = std::make_unique<sap::SapLimitConstraint>(t, trees_[t].nv, local_of_velocity_[j.v_index], q0[j.q_index], lp);
+      else
+        limit->reset(q0[j.q_index], lp);
+      limit_constraint_[j.v_index] = problem.add_constraint(limit.get());
     }
   }
-  for (const scene::Actuator& a : scene_.actuators) {
-    int local = 0;
-    const int t = tree_of_velocity(a.v_index, local);
-    sap::PdControllerParameters pd{a.kp, a.kd, a.q_target, a.v_target, a.effort_limit};
+  // Actuators with PD gains: the implicit PD with the feed-forward inside the effort limit.
+  for (int i = 0; i < num_actuators(); ++i) {
+    actuator_constraint_[i] = -1;
+    if (!(commands_.kp[i] > 0.0 || commands_.kd[i] > 0.0)) continue;  // pure force: in applied_forces()
+    const scene::Actuator& a = scene_.actuators[i];
+    const int t = tree_of_velocity_[a.v_index];
+    sap::PdControllerParameters pd{commands_.kp[i], commands_.kd[i], commands_.q_target[i], commands_.v_target[i],
+                                   a.effort_limit};
     pd.theta_vq = theta_.theta_vq;  // position prediction of the integrator
     pd.v0 = v0[a.v_index];
-    problem.add_constraint(std::make_unique<sap::SapPdControllerConstraint>(t, trees_[t].nv, local, q0[a.q_index], pd));
+    pd.feedforward = commands_.actuation[i];
+    std::unique_ptr<sap::SapPdControllerConstraint>& c = pd_pool_[i];
+    if (!c)
+      c = std::make_unique<sap::SapPdControllerConstraint>(t, trees_[t].nv, local_of_velocity_[a.v_index], q0[a.q_index], pd);
+    else
+      c->reset(q0[a.q_index], pd);
+    actuator_constraint_[i] = problem.add_constraint(c.get());
   }
 
-  Eigen::VectorXd v = v_star;
-  contact_impulses_ = Eigen::VectorXd::Zero(3 * contacts_.size());
+  Eigen::VectorXd& v = v_thvq_;  // v, then v^{θ_vq} below
+  v = v_star;
   if (problem.num_constraints() > 0) {
     solver_.solve(problem, v0, solver_results_);
     const sap::SapSolverResults& r = solver_results_;
-    stats_.status = r.status;
-    stats_.solver_iterations = r.iterations;
-    stats_.line_search_iterations = r.line_search_iterations;
-    stats_.momentum_error = r.momentum_error;
+    stats.status = r.status;
+    stats.solver_iterations = r.iterations;
+    stats.line_search_iterations = r.line_search_iterations;
+    stats.momentum_error = r.momentum_error;
     v = r.v;
-    double slip_sum = 0.0;
-    int loaded = 0;
-    for (int i = 0; i < contacts_.size(); ++i) {
-      const int ci = first_constraint_of_contact[i];
-      if (ci < 0) continue;
-      const int row = problem.row_start(ci);
-      contact_impulses_.segment<3>(3 * i) = r.gamma.segment<3>(row);
-      if (r.gamma[row + 2] > 0.0) {
-        slip_sum += r.vc.segment<2>(row).norm();
-        ++loaded;
-      }
-    }
-    stats_.mean_slip = loaded > 0 ? slip_sum / loaded : 0.0;
   }
+  fill_results();
 
   // 3. Positions on the manifold: q = q₀ ⊕ δt v^{θ_vq}.
-  const Eigen::VectorXd v_thvq = theta_.theta_vq * v + (1.0 - theta_.theta_vq) * v0;
-  multibody::integrate(model, q0, v_thvq, dt, q_);
-  v_ = v;
-  time_ += dt;
-  if (!q_.allFinite() || !v_.allFinite())
-    throw std::runtime_error("simulator: the state became non-finite at t = " + std::to_string(time_) + " s");
-  stats_.time = time_;
-  stats_.energy = energy(q_, v_);
-  stats_.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return stats_;
+  state_.v = v;
+  v = theta_.theta_vq * state_.v + (1.0 - theta_.theta_vq) * v0;
+  multibody::integrate(model, q0, v, dt, state_.q);
+  state_.time += dt;
+  ++step_count_;
+  if (!state_.q.allFinite() || !state_.v.allFinite())
+    throw std::runtime_error("simulator: the state became non-finite at t = " + std::to_string(state_.time) + " s");
+  stats.time = state_.time;
+  stats.energy = energy(state_.q, state_.v);
+  stats.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return stats;
+}
+
+// The step's results from SAP's impulses (docs/simulation-api.md): per contact, per body, per
+// actuator and per limited joint; moments about the body origins at q₀ (p_WBo0_).
+void Simulator::fill_results() {
+  const multibody::Model& model = scene_.model;
+  const double dt = parameters_.time_step;
+  const bool solved = problem_.num_constraints() > 0 && model.nv() > 0;
+  const sap::SapSolverResults& r = solver_results_;
+  StepResults& out = results_;
+  contact_impulses_.setZero(3 * contacts_.size());
+  out.contacts.resize(contacts_.size());
+  for (math::SpatialForce& w : out.contact_wrenches) w = math::SpatialForce::Zero();
+  out.generalized_contact_forces.setZero();
+  out.joint_limit_impulses.setZero();
+  double slip_sum = 0.0;
+  int loaded = 0;
+  for (int i = 0; i < contacts_.size(); ++i) {
+    const contact::Contact& c = contacts_.contacts[i];
+    ContactResult& cr = out.contacts[i];
+    cr.body_a = c.body_a;
+    cr.body_b = c.body_b;
+    cr.geometry_a = c.geometry_a;
+    cr.geometry_b = c.geometry_b;
+    cr.p_W = c.p_W;
+    cr.n_W = c.n_W;
+    cr.phi = c.phi;
+    const int ci = solved ? first_constraint_of_contact_[i] : -1;
+    Eigen::Vector3d gamma = Eigen::Vector3d::Zero();
+    cr.slip_speed = 0.0;
+    if (ci >= 0) {
+      const int row = problem_.row_start(ci);
+      gamma = r.gamma.segment<3>(row);
+      cr.slip_speed = r.vc.segment<2>(row).norm();
+    }
+    contact_impulses_.segment<3>(3 * i) = gamma;
+    cr.impulse_normal = gamma[2];
+    cr.impulse_tangential = gamma.head<2>();
+    cr.impulse_W = c.R_WC * gamma;
+    const double gt = gamma.head<2>().norm();
+    if (!(gamma[2] > 0.0)) cr.region = ContactRegion::kNoContact;
+    else if (gt < c.material.mu * gamma[2] * (1.0 - 1e-9)) cr.region = ContactRegion::kStiction;
+    else cr.region = ContactRegion::kSliding;
+    if (gamma[2] > 0.0) {
+      slip_sum += cr.slip_speed;
+      ++loaded;
+    }
+    // Net wrench about each body's origin (world frame): B receives γ, A its opposite.
+    const math::Vector3 f_W = cr.impulse_W / dt;
+    if (c.body_b > 0) {
+      math::SpatialForce& w = out.contact_wrenches[c.body_b];
+      w.f += f_W;
+      w.tau += (c.p_W - p_WBo0_[c.body_b]).cross(f_W);
+    }
+    if (c.body_a > 0) {
+      math::SpatialForce& w = out.contact_wrenches[c.body_a];
+      w.f -= f_W;
+      w.tau -= (c.p_W - p_WBo0_[c.body_a]).cross(f_W);
+    }
+  }
+  results_.stats.mean_slip = loaded > 0 ? slip_sum / loaded : 0.0;
+  // Jᵀγ/δt over the contact Jacobian blocks (J(q₀), contact frame rows).
+  for (const contact::ContactJacobian::Block& b : Jc_.blocks)
+    out.generalized_contact_forces.segment(b.v_start, b.J.cols()).noalias() +=
+        b.J.transpose() * (contact_impulses_.segment<3>(3 * b.contact) / dt);
+  // Actuators with a PD constraint: γ/δt, saturated when γ sits at ±δt e.
+  for (int i = 0; i < num_actuators(); ++i) {
+    const int ci = actuator_constraint_[i];
+    if (ci < 0 || !solved) continue;
+    const double gamma = r.gamma[problem_.row_start(ci)];
+    out.actuator_forces[i] = gamma / dt;
+    out.actuator_saturated[i] = std::abs(gamma) >= pd_pool_[i]->max_impulse() * (1.0 - 1e-12) ? 1 : 0;
+  }
+  out.generalized_actuation.setZero();
+  for (int i = 0; i < num_actuators(); ++i) out.generalized_actuation[scene_.actuators[i].v_index] += out.actuator_forces[i];
+  // Joint limits: Jᵀγ on the joint's velocity (rows +1 lower, −1 upper).
+  if (solved)
+    for (int k = 0; k < model.nv(); ++k) {
+      const int ci = limit_constraint_[k];
+      if (ci < 0) continue;
+      const sap::SapLimitConstraint& limit = *limit_pool_[k];
+      const int row = problem_.row_start(ci);
+      const Eigen::MatrixXd& J = limit.jacobian(0);
+      for (int rr = 0; rr < limit.num_rows(); ++rr)
+        out.joint_limit_impulses[k] += J(rr, local_of_velocity_[k]) * r.gamma[row + rr];
+    }
 }
 
 }  // namespace coulomb::simulation

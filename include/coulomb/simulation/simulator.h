@@ -30,9 +30,14 @@
 #include "coulomb/contact/contact_set.h"
 #include "coulomb/geometry/collision_world.h"
 #include "coulomb/scene/scene.h"
+#include "coulomb/simulation/controller.h"
+#include "coulomb/simulation/step_results.h"
 #include "coulomb/multibody/workspace.h"
 #include "coulomb/solvers/sap/sap_friction_cone_constraint.h"
+#include "coulomb/solvers/sap/sap_coupler_constraint.h"
 #include "coulomb/solvers/sap/sap_hunt_crossley_constraint.h"
+#include "coulomb/solvers/sap/sap_limit_constraint.h"
+#include "coulomb/solvers/sap/sap_pd_controller_constraint.h"
 #include "coulomb/solvers/sap/sap_solver.h"
 
 namespace coulomb::simulation {
@@ -71,23 +76,6 @@ struct SimulatorParameters {
   bool speculative_contact = false;
 };
 
-/// What one step did.
-struct StepStats {
-  double time = 0.0;                 ///< simulated time at the end of the step [s]
-  int solver_iterations = 0;         ///< SAP Newton iterations
-  int line_search_iterations = 0;    ///< SAP line-search iterations
-  int free_motion_iterations = 0;    ///< stage-1 iterations
-  int contacts = 0;                  ///< contact points at the start of the step
-  double momentum_error = 0.0;       ///< SAP's e_m (Eq. 32)
-  double max_penetration = 0.0;      ///< max(0, −min φ) over the step's contacts [m]
-  /// Mean tangential contact speed ‖v_t‖ over the contacts that carry load (γ_n > 0) at the end of
-  /// the step [m/s]: the slip of regularized friction (Castro et al. §VI-C2); 0 without loaded contacts.
-  double mean_slip = 0.0;
-  double energy = 0.0;               ///< kinetic + gravitational + spring energy at the end [J]
-  double wall_time = 0.0;            ///< [s]
-  solvers::sap::SapSolverStatus status = solvers::sap::SapSolverStatus::kSuccess;
-};
-
 class Simulator {
  public:
   /// Takes ownership of the scene. Throws std::invalid_argument for δt ≤ 0 or a non-finite
@@ -99,17 +87,55 @@ class Simulator {
   const SimulatorParameters& parameters() const { return parameters_; }
   const geometry::CollisionWorld& collision_world() const { return world_; }
 
-  double time() const { return time_; }
-  const Eigen::VectorXd& q() const { return q_; }
-  const Eigen::VectorXd& v() const { return v_; }
+  double time() const { return state_.time; }
+  const Eigen::VectorXd& q() const { return state_.q; }
+  const Eigen::VectorXd& v() const { return state_.v; }
+  const State& state() const { return state_; }
   /// Replaces the state (validated like the constructor).
   void set_state(const Eigen::VectorXd& q, const Eigen::VectorXd& v);
+
+  // ---- Run-time actuation (docs/simulation-api.md). Actuators are Scene::actuators, addressed
+  // by index (their order there, which `coulomb inspect` lists) or by joint name. Commands hold
+  // until changed; they start as the scene file sets them (no feed-forward, the file's gains
+  // and targets). Every setter validates its input and throws std::invalid_argument naming
+  // the actuator and the value (non-finite numbers, negative gains, wrong sizes).
+
+  int num_actuators() const { return static_cast<int>(scene_.actuators.size()); }
+  /// Index of the actuator on joint `joint`; throws std::invalid_argument listing the
+  /// actuated joints if there is none.
+  int actuator_index(const std::string& joint) const;
+  /// Feed-forward forces u, one per actuator [N·m or N]: τ = clamp(u + PD, ±effort_limit).
+  void set_actuation(const Eigen::VectorXd& u);
+  void set_actuation(int actuator, double u);
+  void set_actuation(const std::string& joint, double u);
+  /// PD targets, one per actuator [rad or m, rad/s or m/s].
+  void set_pd_targets(const Eigen::VectorXd& q_target, const Eigen::VectorXd& v_target);
+  void set_pd_target(int actuator, double q_target, double v_target = 0.0);
+  /// PD gains of one actuator (≥ 0) [N·m/rad, N·m·s/rad]; kp = kd = 0 leaves a pure force actuator.
+  void set_pd_gains(int actuator, double kp, double kd);
+  /// Adds an external wrench on a body for the coming steps (until clear_external_wrenches).
+  /// Throws for a body index outside 1 … num_bodies − 1 or non-finite values.
+  void add_external_wrench(const ExternalWrench& wrench);
+  void clear_external_wrenches();
+  /// All commands at once (sizes checked as above).
+  void set_commands(const Commands& commands);
+  const Commands& commands() const { return commands_; }
+
+  /// Calls `controller` before every `decimation`-th step (the first call before the first
+  /// step), a control period of decimation · δt; the commands it writes hold in between. Null
+  /// removes it. Throws std::invalid_argument for decimation < 1.
+  void set_controller(std::shared_ptr<Controller> controller, int decimation = 1);
+  /// Steps taken since construction.
+  long long step_count() const { return step_count_; }
 
   /// Advances one time step. Never produces NaN: a step whose SAP solve does not converge keeps
   /// SAP's last (finite) iterate and reports the status; a non-finite state throws
   /// std::runtime_error naming the time.
   const StepStats& step();
-  const StepStats& last_step() const { return stats_; }
+  const StepStats& last_step() const { return results_.stats; }
+  /// Contacts, wrenches, generalized contact forces, applied actuator forces and limit impulses
+  /// of the last step (step_results.h). Refilled in place by step().
+  const StepResults& last_results() const { return results_; }
 
   /// Contacts gathered at the start of the last step and their impulses γ (3 per contact,
   /// contact frame [t1, t2, n], N·s).
@@ -124,6 +150,11 @@ class Simulator {
 
  private:
   void free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0, Eigen::VectorXd& v_star);
+  void check_actuator(int actuator) const;
+  void check_commands(const Commands& commands) const;
+  void check_wrench(const ExternalWrench& wrench) const;
+  void applied_forces();  // tau_applied_: feed-forward of pure-force actuators + external wrenches
+  void fill_results();
 
   scene::Scene scene_;
   SimulatorParameters parameters_;
@@ -132,12 +163,18 @@ class Simulator {
   multibody::Workspace ws_;
   std::vector<contact::TreeRange> trees_;
   std::vector<int> tree_of_root_;  ///< body index → tree index (−1 if none)
+  std::vector<int> tree_of_velocity_, local_of_velocity_;  ///< velocity index → tree, index within it
+  std::vector<math::Vector3> p_WBo0_;  ///< body origins at the start of the step [m]
   struct FloatingRoot {
     int q_index = 0, v_index = 0;
   };
   std::vector<FloatingRoot> floating_roots_;  ///< floating joints attached to the world
-  Eigen::VectorXd q_, v_;
-  double time_ = 0.0;
+  State state_;
+  long long step_count_ = 0;
+  Commands commands_;
+  std::shared_ptr<Controller> controller_;
+  int decimation_ = 1;
+  StepResults results_;
   Eigen::VectorXd damping_;    ///< per velocity: URDF joint damping + spring damping (D diagonal)
   Eigen::VectorXd stiffness_;  ///< per velocity: spring stiffness (K diagonal, 1-dof joints)
   Eigen::VectorXd rest_;       ///< per velocity: spring rest position
@@ -151,12 +188,19 @@ class Simulator {
   contact::ContactSet contacts_;
   contact::ContactJacobian Jc_;
   Eigen::VectorXd contact_impulses_;
-  StepStats stats_;
   solvers::sap::SapProblem problem_;  ///< rebuilt in place every step
   std::vector<std::unique_ptr<solvers::sap::SapFrictionConeConstraint>> cone_pool_;  ///< recycled contact constraints
   /// Recycled contact constraints of the similar / lagged approximations (scene contact_approximation).
   std::vector<std::unique_ptr<solvers::sap::SapHuntCrossleyConstraint>> hunt_crossley_pool_;
   std::vector<int> first_constraint_of_contact_;
+  std::vector<int> actuator_constraint_;  ///< per actuator: its SAP constraint this step (−1: none)
+  std::vector<int> limit_constraint_;     ///< per velocity: its limit constraint this step (−1: none)
+  std::vector<std::unique_ptr<solvers::sap::SapPdControllerConstraint>> pd_pool_;
+  std::vector<std::unique_ptr<solvers::sap::SapLimitConstraint>> limit_pool_;
+  std::vector<std::unique_ptr<solvers::sap::SapCouplerConstraint>> coupler_pool_;
+  Eigen::VectorXd tau_applied_;  ///< n_v: pure-force actuation + external wrenches of this step
+  Eigen::VectorXd q0_, v0_, v_star_, v_thvq_;  ///< step buffers
+  Eigen::MatrixXd J_wrench_;     ///< 6 × n_v frame Jacobian for external wrenches
   solvers::sap::SapSolver solver_;
   solvers::sap::SapSolverResults solver_results_;
 };
