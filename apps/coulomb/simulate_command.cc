@@ -40,6 +40,7 @@ struct SimulateOptions {
   bool no_html = false;
   bool speculative_contact = false;
   bool quiet = false;
+  bool strict = false;
 };
 
 // The embedded default scene, loaded through a temporary folder that mirrors the repository's
@@ -138,9 +139,21 @@ int run_simulate(const SimulateOptions& o) {
   }
   const int num_steps = static_cast<int>(steps_needed);
 
+  const bool progress = !o.quiet && ::isatty(STDERR_FILENO);
+  bool progress_line_open = false;  // the progress bar's line has no newline yet
   fs::create_directories(o.output);
   const std::string dir = fs::path(o.output).string();
   simulation::Simulator sim(std::move(scene), params);
+  // Warnings of the run (simulation/run_monitor.h), printed as they are raised.
+  std::size_t warnings_printed = 0;
+  auto print_new_warnings = [&] {
+    for (; warnings_printed < sim.warnings().size(); ++warnings_printed) {
+      if (progress_line_open) std::fprintf(stderr, "\n");
+      progress_line_open = false;
+      std::cerr << "coulomb: warning: " << sim.warnings()[warnings_printed] << "\n";
+    }
+  };
+  print_new_warnings();
   io::TrajectoryWriter trajectory(dir + "/trajectory.csv", sim.model());
   std::optional<io::StepsWriter> steps(std::in_place, dir + "/steps.csv");  // closed before the report reads it
   io::RunStatistics stats;
@@ -156,7 +169,6 @@ int run_simulate(const SimulateOptions& o) {
     replay->record(0.0, sim.q(), contact::ContactSet{}, Eigen::VectorXd(), true);
   }
 
-  const bool progress = !o.quiet && ::isatty(STDERR_FILENO);
   auto last_print = std::chrono::steady_clock::now();
   for (int k = 0; k < num_steps; ++k) {
     const simulation::StepStats& s = sim.step();
@@ -164,8 +176,10 @@ int run_simulate(const SimulateOptions& o) {
     steps->write(s);
     trajectory.write(s.time, sim.q(), sim.v());
     if (replay) replay->record(s.time, sim.q(), sim.contacts(), sim.contact_impulses(), k + 1 == num_steps);
+    if (sim.warnings().size() > warnings_printed) print_new_warnings();
     if (progress && std::chrono::steady_clock::now() - last_print > std::chrono::milliseconds(100)) {
       print_progress(s.time, duration, stats.wall_time, stats.iterations_sum / stats.steps, false);
+      progress_line_open = true;
       last_print = std::chrono::steady_clock::now();
     }
   }
@@ -192,7 +206,14 @@ int run_simulate(const SimulateOptions& o) {
                 << " frames; open it in a browser) and " << dir << "/report.html (" << human_size(report_bytes)
                 << ")\n";
   }
-  return stats.failures == 0 ? 0 : 3;
+  const std::size_t num_warnings = sim.scene().warnings.size() + sim.warnings().size();
+  if (stats.failures > 0) return 3;
+  if (o.strict && num_warnings > 0) {
+    std::cerr << "coulomb: --strict: " << num_warnings << " warning" << (num_warnings == 1 ? "" : "s")
+              << " (listed above and in " << dir << "/stats.json); exit status 3\n";
+    return 3;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -219,8 +240,11 @@ Command add_simulate_command(CLI::App& app) {
       "                  60 frames per simulated second, positions stored to 0.1 mm\n"
       "  report.html     stats.json summary and plots of the steps.csv series over time\n"
       "                  (regenerate with `coulomb report DIR`)\n"
+      "Warnings (stderr, once each): a robot or body without collision geometry, an initial\n"
+      "overlap deeper than 5 mm, a body that fell more than 1 m below every static geometry or\n"
+      "left the scene, URDF elements that are read but not simulated.\n"
       "Exit status: 0 success, 1 error, 2 usage error, 3 some SAP solves did not converge\n"
-      "(counted as failures in stats.json; the run still completes).");
+      "(counted as failures in stats.json; the run still completes), or with --strict any warning.");
   sub->add_option("scene", options->scene, "Scene file (YAML, see docs/scene-format.md); default: the embedded scene")
       ->check(CLI::ExistingFile);
   sub->add_option("-o,--output", options->output, "Output folder (created if missing)")->capture_default_str();
@@ -238,6 +262,8 @@ Command add_simulate_command(CLI::App& app) {
                 "Widen each body's contact margin by the distance it can travel in the step, so fast impacts "
                 "do not sink in for a step (same as collision: {speculative: true} in the scene; "
                 "docs/contact.md)");
+  sub->add_flag("--strict", options->strict,
+                "Exit with status 3 if the run raised any warning (the outputs are still written)");
   sub->add_flag("--no-html", options->no_html, "Do not write replay.html and report.html");
   sub->add_flag("-q,--quiet", options->quiet, "No progress bar and no summary (the progress bar is also off when stderr is not a terminal)");
   return Command{sub, [options] { return run_simulate(*options); }};

@@ -435,7 +435,18 @@ void CollisionWorld::compute_contacts(std::vector<ContactPoint>& out) const {
                               im.manifold_scratch, im.pair_contacts);
     } else {
       bool done = false;
-      if (is_box(sa) && is_box(sb)) {
+      if ((is_box(sa) && sb.type == ShapeType::kSphere) || (sa.type == ShapeType::kSphere && is_box(sb))) {
+        // Sphere–box: exact and allocation-free (the A1's feet on a box ground).
+        const bool box_first = is_box(sa);
+        const Shape& sphere = box_first ? sb : sa;
+        const Shape& box = box_first ? sa : sb;
+        internal::PairContact pc;
+        if (internal::sphere_box_point(sphere.radius, (box_first ? Xb : Xa).p, box.size, box_first ? Xa : Xb, margin, &pc)) {
+          if (!box_first) pc.n_W = -pc.n_W;  // from A into B
+          im.pair_contacts.push_back(pc);
+        }
+        done = true;
+      } else if (is_box(sa) && is_box(sb)) {
         const internal::BoxBoxStatus status =
             internal::box_box_manifold(sa.size, Xa, sb.size, Xb, margin, im.pair_contacts);
         done = status != internal::BoxBoxStatus::kFallback;

@@ -458,4 +458,43 @@ BoxBoxStatus box_box_manifold(const Vector3& size_a, const Transform& X_WA, cons
   return out.size() > start ? BoxBoxStatus::kContacts : BoxBoxStatus::kFallback;
 }
 
+bool sphere_box_point(double radius, const math::Vector3& p_WS, const math::Vector3& size, const math::Transform& X_WB,
+                      double margin, PairContact* contact) {
+  const math::Vector3 h = 0.5 * size;
+  const math::Vector3 p_BS = X_WB.R.transpose() * (p_WS - X_WB.p);  // centre in box coordinates
+  const math::Vector3 q_B = p_BS.cwiseMax(-h).cwiseMin(h);          // closest box point
+  math::Vector3 n_B;
+  double phi;
+  math::Vector3 surface_B;  // the box's surface point
+  const math::Vector3 d = p_BS - q_B;
+  const double dist = d.norm();
+  if (dist > 0.0) {  // centre outside the box
+    phi = dist - radius;
+    if (phi > margin) return false;
+    n_B = d / dist;
+    surface_B = q_B;
+  } else {  // inside (or on the surface): leave through the nearest face
+    int axis = 0;
+    double depth = h[0] - std::abs(p_BS[0]);
+    for (int i = 1; i < 3; ++i) {
+      const double di = h[i] - std::abs(p_BS[i]);
+      if (di < depth) {
+        depth = di;
+        axis = i;
+      }
+    }
+    n_B = math::Vector3::Zero();
+    n_B[axis] = p_BS[axis] < 0.0 ? -1.0 : 1.0;
+    phi = -depth - radius;
+    surface_B = p_BS;
+    surface_B[axis] = n_B[axis] * h[axis];
+  }
+  const math::Vector3 n_W = X_WB.R * n_B;
+  const math::Vector3 box_point_W = X_WB.p + X_WB.R * surface_B;
+  contact->n_W = n_W;
+  contact->phi = phi;
+  contact->p_W = 0.5 * (box_point_W + (p_WS - radius * n_W));
+  return true;
+}
+
 }  // namespace coulomb::geometry::internal

@@ -23,6 +23,15 @@ struct PairContact {
   double phi = 0.0;                            ///< signed distance [m]
 };
 
+/// Sphere (radius r, centre p_WS) against a box (full edge lengths `size`, pose X_WB): the
+/// closest point of the box to the centre (clamped in box coordinates; a centre inside the box
+/// leaves through the nearest face, ties to the lowest axis, +). φ = distance − r (negative
+/// inside), n_W from the box into the sphere, p_W midway between the sphere's surface point
+/// p_WS − r n and the box's surface point. Returns false (nothing written) when φ > margin.
+/// Exact and allocation-free (FCL's sphere–box routine allocates a contact list per call).
+bool sphere_box_point(double radius, const math::Vector3& p_WS, const math::Vector3& size, const math::Transform& X_WB,
+                      double margin, PairContact* contact);
+
 /// A planar face in W: the plane through `center` with unit outward normal `normal`. When
 /// `bounded`, the face is the rectangle {center + s u + t v : |s| ≤ half_u, |t| ≤ half_v}
 /// (u, v unit, orthogonal to normal and to each other); otherwise the whole plane (the

@@ -130,6 +130,9 @@ Simulator::Simulator(scene::Scene scene, SimulatorParameters parameters)
   v_star_.resize(model.nv());
   v_thvq_.resize(model.nv());
   p_WBo0_.assign(model.num_bodies(), math::Vector3::Zero());
+  multibody::forward_kinematics(model, ws_, state_.q);
+  for (int b = 0; b < model.num_bodies(); ++b) p_WBo0_[b] = ws_.X_WB[b].p;
+  monitor_ = RunMonitor(scene_, p_WBo0_, parameters_.monitor);
 }
 
 // ---- Run-time actuation.
@@ -431,6 +434,8 @@ const StepStats& Simulator::step() {
   contact::contact_jacobian(model, ws_, contacts_, Jc_);
   stats.contacts = contacts_.size();
   for (int b = 0; b < model.num_bodies(); ++b) p_WBo0_[b] = ws_.X_WB[b].p;
+  if (step_count_ == 0) monitor_.check_initial_contacts(scene_, contacts_);
+  monitor_.check_bodies(scene_, p_WBo0_, state_.time);
   for (const contact::Contact& c : contacts_.contacts) stats.max_penetration = std::max(stats.max_penetration, -c.phi);
   results_.actuator_forces.setZero();
   results_.actuator_saturated.setZero();

@@ -211,6 +211,53 @@ TEST(CollisionWorldTest, SphereBoxBothOrders) {
   }
 }
 
+// Sphere–box (the analytic routine): near an edge and a corner the normal points from the
+// closest edge/corner point to the centre; a centre inside the box leaves through the nearest
+// face; separated within the margin gives φ > 0; beyond it nothing. Box rotated and far from
+// the origin, both orders.
+TEST(CollisionWorldTest, SphereBoxEdgesCornersAndInside) {
+  const Transform X_WB = pose(rot_z(0.4) * rot_x(-0.3), Vector3(-2, 3, 1));
+  struct Case {
+    Vector3 p_BS;       // sphere centre in the box frame
+    double phi;         // expected
+    Vector3 n_B;        // expected normal (box into sphere), box frame
+    Vector3 surface_B;  // expected box surface point, box frame
+  };
+  const double r = 0.05, s2 = std::sqrt(0.5), s3 = std::sqrt(1.0 / 3.0);
+  const std::vector<Case> cases = {
+      {Vector3(0.1 + 0.03 * s2, 0.2 + 0.03 * s2, 0.0), 0.03 - r, Vector3(s2, s2, 0), Vector3(0.1, 0.2, 0.0)},  // edge
+      {Vector3(0.1, 0.2, 0.3) + 0.051 * s3 * Vector3(1, 1, 1), 0.001, Vector3(s3, s3, s3), Vector3(0.1, 0.2, 0.3)},  // corner
+      {Vector3(0.02, -0.19, 0.1), -0.01 - r, Vector3(0, -1, 0), Vector3(0.02, -0.2, 0.1)},  // centre inside, nearest face −y
+      {Vector3(0.0, 0.0, -0.33), -0.02, Vector3(0, 0, -1), Vector3(0.0, 0.0, -0.3)},        // face, penetrating
+  };
+  for (bool swap : {false, true}) {
+    for (const Case& k : cases) {
+      SCOPED_TRACE(k.p_BS.transpose());
+      FreeBodies fb(2);
+      std::vector<Geometry> g = {make_geometry("box", 1, Shape::Box(Vector3(0.2, 0.4, 0.6))), make_geometry("ball", 2, Shape::Sphere(r))};
+      if (swap) std::swap(g[0], g[1]);
+      CollisionWorld world(fb.model, g);
+      fb.set_pose(1, X_WB);  // the box rides on body 1 in both orders
+      fb.set_pose(2, pose(Matrix3::Identity(), X_WB.act(k.p_BS)));
+      fb.apply(world);
+      const auto c = contacts_of(world);
+      ASSERT_EQ(c.size(), 1u);
+      EXPECT_NEAR(c[0].phi, k.phi, 1e-12);
+      const Vector3 n_W = X_WB.R * k.n_B;
+      expect_vec_near(c[0].n_W, swap ? Vector3(-n_W) : n_W, 1e-12);
+      const Vector3 mid = 0.5 * (X_WB.act(k.surface_B) + X_WB.act(k.p_BS) - r * n_W);
+      expect_vec_near(c[0].p_W, mid, 1e-12);
+    }
+  }
+  // Beyond the default margin (2 mm): a corner 3 mm away reports nothing.
+  FreeBodies fb(2);
+  CollisionWorld world(fb.model, {make_geometry("box", 1, Shape::Box(Vector3(0.2, 0.4, 0.6))), make_geometry("ball", 2, Shape::Sphere(r))});
+  fb.set_pose(1, X_WB);
+  fb.set_pose(2, pose(Matrix3::Identity(), X_WB.act(Vector3(0.1, 0.2, 0.3) + (r + 0.003) * s3 * Vector3(1, 1, 1))));
+  fb.apply(world);
+  EXPECT_TRUE(contacts_of(world).empty());
+}
+
 TEST(CollisionWorldTest, ConvexMeshAgainstSphereUsesFcl) {
   // A 0.2 m cube given as a mesh (square prism turned 45° so its faces are axis-aligned).
   FreeBodies fb(2);

@@ -31,6 +31,7 @@
 #include "coulomb/geometry/collision_world.h"
 #include "coulomb/scene/scene.h"
 #include "coulomb/simulation/controller.h"
+#include "coulomb/simulation/run_monitor.h"
 #include "coulomb/simulation/step_results.h"
 #include "coulomb/multibody/workspace.h"
 #include "coulomb/solvers/sap/sap_friction_cone_constraint.h"
@@ -74,6 +75,9 @@ struct SimulatorParameters {
   /// margin/δt meets no contact in the step and sinks into the surface for one step. Also on
   /// when the scene sets collision.speculative.
   bool speculative_contact = false;
+  /// Warnings raised while running (run_monitor.h): no collision geometry, initial overlap,
+  /// bodies that fell through or left the scene.
+  MonitorParameters monitor;
 };
 
 class Simulator {
@@ -145,6 +149,12 @@ class Simulator {
   /// The SAP results of the last step (iterations, histories when parameters().sap.record_history).
   const solvers::sap::SapSolverResults& last_solver_results() const { return solver_results_; }
 
+  /// Every warning raised so far (run_monitor.h), in order: at construction (a robot or body
+  /// without collision geometry), at the first step (initial overlap deeper than 5 mm), and
+  /// while running (a body fell more than 1 m below every static geometry or left the scene's
+  /// bounds). Each is raised once. Scene-file warnings are Scene::warnings, not repeated here.
+  const std::vector<std::string>& warnings() const { return monitor_.warnings(); }
+
   /// Kinetic + gravitational potential + joint-spring energy at (q, v) [J].
   double energy(const Eigen::VectorXd& q, const Eigen::VectorXd& v);
 
@@ -201,6 +211,7 @@ class Simulator {
   Eigen::VectorXd tau_applied_;  ///< n_v: pure-force actuation + external wrenches of this step
   Eigen::VectorXd q0_, v0_, v_star_, v_thvq_;  ///< step buffers
   Eigen::MatrixXd J_wrench_;     ///< 6 × n_v frame Jacobian for external wrenches
+  RunMonitor monitor_;
   solvers::sap::SapSolver solver_;
   solvers::sap::SapSolverResults solver_results_;
 };

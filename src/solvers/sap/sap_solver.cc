@@ -144,7 +144,7 @@ struct SapSolverWorkspace {
   double cost = 0.0;
   // Delassus estimate.
   std::vector<Eigen::MatrixXd> A_inverse;  // per tree
-  Eigen::MatrixXd A_factor, AinvJt, W;
+  std::vector<double> A_factor, AinvJt, W;  // scratch of prepare_constraints, mapped r × r and k × r (grow only)
   // Hessian assembly: one storage target per constraint and Jacobian-block pair.
   struct Target {
     double* data = nullptr;
@@ -232,17 +232,31 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
   w.A_inverse.resize(T);
   for (int t = 0; t < T; ++t) {
     const int n = problem.tree_size(t);
-    w.A_factor = problem.A(t);
-    Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(w.A_factor);
+    if (w.A_factor.size() < static_cast<size_t>(n) * n) w.A_factor.resize(static_cast<size_t>(n) * n);
+    Eigen::Map<Eigen::MatrixXd> A_factor(w.A_factor.data(), n, n);  // trees differ in size: a grow-only buffer
+    A_factor = problem.A(t);
+    Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(A_factor);
     if (llt.info() != Eigen::Success)
       throw std::invalid_argument("SapProblem: A block " + std::to_string(t) + " is not positive definite");
     w.A_inverse[t].setIdentity(n, n);
     llt.solveInPlace(w.A_inverse[t]);
   }
+  // W_ii and A⁻¹Jᵀ are mapped over grow-only buffers: constraints of different sizes follow
+  // each other, and resizing one matrix to each would allocate every step.
+  size_t max_W = 1, max_AinvJt = 1;
+  for (int i = 0; i < problem.num_constraints(); ++i) {
+    const SapConstraint& c = problem.constraint(i);
+    max_W = std::max(max_W, static_cast<size_t>(c.num_rows()) * c.num_rows());
+    for (int k = 0; k < c.num_trees(); ++k)
+      max_AinvJt = std::max(max_AinvJt, static_cast<size_t>(c.num_rows()) * c.jacobian(k).cols());
+  }
+  if (w.W.size() < max_W) w.W.resize(max_W);
+  if (w.AinvJt.size() < max_AinvJt) w.AinvJt.resize(max_AinvJt);
   for (int i = 0; i < problem.num_constraints(); ++i) {
     SapConstraint& c = problem.mutable_constraint(i);
     const int r = c.num_rows();
-    w.W.setZero(r, r);
+    Eigen::Map<Eigen::MatrixXd> W(w.W.data(), r, r);
+    W.setZero();
     for (int k = 0; k < c.num_trees(); ++k) {
       const Eigen::MatrixXd& J = c.jacobian(k);
       const Eigen::MatrixXd& Ainv = w.A_inverse[c.tree(k)];
@@ -250,24 +264,25 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
       if (r == 3 && J.cols() == 6) {  // contact on a free body: fixed size
         const Eigen::Map<const Eigen::Matrix<double, 3, 6>> J36(J.data());
         const Eigen::Matrix<double, 6, 3> AinvJt = Eigen::Map<const Eigen::Matrix<double, 6, 6>>(Ainv.data()) * J36.transpose();
-        w.W.noalias() += J36 * AinvJt;
+        W.noalias() += J36 * AinvJt;
       } else if (sp.k < J.cols()) {  // compacted: W += J_c A⁻¹(cols, cols) J_cᵀ
         const Eigen::Map<const Eigen::MatrixXd> Jc(w.J_compact.data() + sp.J_offset, r, sp.k);
         const int* cols = w.cols.data() + sp.cols_offset;
-        w.AinvJt.resize(sp.k, r);
+        Eigen::Map<Eigen::MatrixXd> AinvJt(w.AinvJt.data(), sp.k, r);
         for (int a = 0; a < sp.k; ++a)
           for (int q = 0; q < r; ++q) {
             double x = 0.0;
             for (int b = 0; b < sp.k; ++b) x += Ainv(cols[a], cols[b]) * Jc(q, b);
-            w.AinvJt(a, q) = x;
+            AinvJt(a, q) = x;
           }
-        w.W.noalias() += Jc * w.AinvJt;
+        W.noalias() += Jc * AinvJt;
       } else {
-        w.AinvJt.noalias() = Ainv * J.transpose();
-        w.W.noalias() += J * w.AinvJt;
+        Eigen::Map<Eigen::MatrixXd> AinvJt(w.AinvJt.data(), J.cols(), r);
+        AinvJt.noalias() = Ainv * J.transpose();
+        W.noalias() += J * AinvJt;
       }
     }
-    c.prepare(problem.time_step(), w.W);
+    c.prepare(problem.time_step(), W);
   }
 }
 
