@@ -279,4 +279,30 @@ TEST_F(CliTest, UnknownAndPlannedSubcommands) {
   }
 }
 
+// Warnings of the run reach stderr once each; the run succeeds without --strict and exits 3
+// with it, and both write the whole output (stats.json included).
+TEST_F(CliTest, RunWarningsAndStrict) {
+  const fs::path dir = fs::temp_directory_path() / ("coulomb_cli_strict_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path scene = dir / "ghost.yaml";
+  std::ofstream(scene) << "time_step: 0.01\nduration: 1.0\nbodies:\n"
+                          "  - {name: ground, fixed: true, shapes: [{type: halfspace}]}\n"
+                          "  - {name: ghost, mass: 1.0, inertia: [0.01, 0.01, 0.01, 0, 0, 0], position: [0, 0, 0.5]}\n";
+  for (bool strict : {false, true}) {
+    std::vector<std::string> args = {"simulate", scene.string(), "-o", (dir / "out").string(), "-q", "--no-html"};
+    if (strict) args.push_back("--strict");
+    const RunResult r = run_cli(args);
+    EXPECT_EQ(r.status, strict ? 3 : 0) << r.err;
+    EXPECT_TRUE(contains(r.err, "coulomb: warning: body 'ghost' has no collision geometry")) << r.err;
+    // Falls 1 m below the ground after √(2·1.5/g) = 0.55 s: reported once.
+    const auto first = r.err.find("'ghost' fell off or through");
+    EXPECT_NE(first, std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("'ghost' fell off or through", first + 1), std::string::npos) << r.err;
+    EXPECT_EQ(contains(r.err, "--strict: 2 warnings"), strict) << r.err;
+    EXPECT_TRUE(fs::exists(dir / "out" / "stats.json"));
+    EXPECT_TRUE(fs::exists(dir / "out" / "trajectory.csv"));
+  }
+  fs::remove_all(dir);
+}
+
 }  // namespace
