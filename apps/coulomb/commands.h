@@ -54,4 +54,10 @@ Command add_report_command(CLI::App& app);
 /// and the text of an entry that is not a finite number. An empty string gives no values.
 std::vector<double> parse_number_list(const std::string& text, const std::string& option);
 
+/// Prints loader warnings ("coulomb: warning: …", every one) and notes ("coulomb: note: …",
+/// what does not change the simulation, e.g. missing <visual> meshes: the first 2, then how
+/// many more) to stderr. `where_listed` names where the rest can be read ("" for nowhere).
+void print_warnings_and_notes(const std::vector<std::string>& warnings, const std::vector<std::string>& notes,
+                              const std::string& where_listed = "");
+
 }  // namespace coulomb::cli

@@ -114,7 +114,7 @@ int run_dynamics(const DynamicsOptions& opt) {
   io::UrdfOptions urdf_options;
   urdf_options.floating = opt.floating;
   const io::UrdfModel urdf = io::load_urdf(opt.model_path, urdf_options);
-  for (const std::string& w : urdf.warnings) std::cerr << "coulomb: warning: " << w << "\n";
+  print_warnings_and_notes(urdf.warnings, urdf.notes);
   const multibody::Model& model = urdf.model;
 
   const Eigen::VectorXd q = state_vector(opt.q_opt, opt.q, "--q", model.neutral_configuration(),

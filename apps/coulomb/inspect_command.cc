@@ -65,7 +65,7 @@ struct InspectOptions {
 
 int run_inspect(const InspectOptions& opt) {
   const io::Scene scene = io::load_scene(opt.scene_path);
-  for (const std::string& w : scene.warnings) std::cerr << "coulomb: warning: " << w << "\n";
+  print_warnings_and_notes(scene.warnings, scene.notes, opt.json ? "the JSON's \"notes\"" : "");
   const multibody::Model& model = scene.model;
 
   multibody::Workspace ws(model);
@@ -139,7 +139,8 @@ int run_inspect(const InspectOptions& opt) {
                             {"floating", r.floating},
                             {"floating_joint", r.floating_joint},
                             {"root_body", r.root_body},
-                            {"warnings", r.warnings}});
+                            {"warnings", r.warnings},
+                            {"notes", r.notes}});
     out["robots"] = robot_list;
     nlohmann::ordered_json actuator_list = nlohmann::ordered_json::array();
     for (const io::Actuator& a : scene.actuators)
@@ -180,6 +181,7 @@ int run_inspect(const InspectOptions& opt) {
                               {"stiction_tolerance", c.material.stiction_tolerance}});
     out["contacts"] = contact_list;
     out["warnings"] = scene.warnings;
+    out["notes"] = scene.notes;
     std::cout << out.dump(1) << "\n";
     return 0;
   }

@@ -23,6 +23,16 @@
 
 namespace coulomb::cli {
 
+void print_warnings_and_notes(const std::vector<std::string>& warnings, const std::vector<std::string>& notes,
+                              const std::string& where_listed) {
+  for (const std::string& w : warnings) std::cerr << "coulomb: warning: " << w << "\n";
+  constexpr size_t kShown = 2;
+  for (size_t i = 0; i < std::min(kShown, notes.size()); ++i) std::cerr << "coulomb: note: " << notes[i] << "\n";
+  if (notes.size() > kShown)
+    std::cerr << "coulomb: note: … and " << notes.size() - kShown << " more like these"
+              << (where_listed.empty() ? "" : " (all in " + where_listed + ")") << "\n";
+}
+
 std::string closest_name(const std::string& word, const std::vector<std::string>& names) {
   // Levenshtein distance, two rows.
   auto distance = [](const std::string& a, const std::string& b) {

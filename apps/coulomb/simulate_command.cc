@@ -114,7 +114,7 @@ int run_simulate(const SimulateOptions& o) {
   }
   io::Scene scene = o.scene.empty() ? load_embedded_scene() : io::load_scene(o.scene);
   const std::string scene_name = o.scene.empty() ? "<embedded default scene>" : o.scene;
-  for (const std::string& w : scene.warnings) std::cerr << "coulomb: warning: " << w << "\n";
+  print_warnings_and_notes(scene.warnings, scene.notes, "stats.json");
 
   const std::string solver = o.solver.empty() ? scene.solver : o.solver;
   if (solver == "lstable")

@@ -837,6 +837,7 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
     robot.floating_joint = rs.attachment.floating_joint;
     robot.id = static_cast<int>(ri);
     robot.warnings = rs.attachment.warnings;
+    robot.notes = rs.attachment.notes;
     if (rs.floating) {
       robot.root_body = model.joint_body(rs.attachment.floating_joint);
       set_floating_state(model, rs.attachment.floating_joint, rs.X_WR, rs.v_W, rs.w_W, scene.q0, scene.v0);
@@ -989,6 +990,7 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
       scene.geometries.push_back(std::move(g));
     }
     scene.warnings.insert(scene.warnings.end(), robot.warnings.begin(), robot.warnings.end());
+    scene.notes.insert(scene.notes.end(), robot.notes.begin(), robot.notes.end());
     scene.robots.push_back(std::move(robot));
   }
   for (auto& [v, a] : actuators) scene.actuators.push_back(a);

@@ -97,6 +97,7 @@ struct Document {
   std::string robot_name;
   std::vector<LinkDecl> links;    // declaration order
   std::vector<JointDecl> joints;  // declaration order
+  std::vector<const TiXmlElement*> transmissions;  // <transmission>: read, not simulated
   std::unordered_map<std::string, int> link_index, joint_index;
 };
 
@@ -215,6 +216,7 @@ void read_document(const std::string& xml, Document& doc, const ErrorContext& ct
 
   for (const TiXmlElement* e = doc.robot->FirstChildElement(); e != nullptr; e = e->NextSiblingElement()) {
     const std::string tag = e->Value();
+    if (tag == "transmission") doc.transmissions.push_back(e);
     if (tag == "link") {
       const char* name = e->Attribute("name");
       if (name == nullptr || name[0] == '\0') ctx.fail(e->Row(), "<link> has no name attribute");
@@ -621,7 +623,7 @@ void record_geometry(const urdf::Link& link, const std::string& frame, int row, 
     if (v->geometry && v->geometry->type == urdf::Geometry::MESH) {
       const auto& g = static_cast<const urdf::Mesh&>(*v->geometry);
       if (resolve_mesh(g.filename, base_directory).empty())
-        out.warnings.push_back(ctx.where(row) + ": " + desc + ": <visual> mesh " + in_quotes(g.filename) +
+        out.notes.push_back(ctx.where(row) + ": " + desc + ": <visual> mesh " + in_quotes(g.filename) +
                                " not found (relative to " + in_quotes(base_directory) +
                                " or COULOMB_MODEL_PATH); visual skipped");
     }
@@ -638,6 +640,36 @@ void record_geometry(const urdf::Link& link, const std::string& frame, int row, 
       out.colors.push_back(color);
     }
   }
+}
+
+/// <transmission> elements are not simulated (actuators come from the scene file). One that
+/// would change the dynamics — a mechanicalReduction other than 1, or a type other than
+/// SimpleTransmission — is a warning naming it; plain 1:1 simple transmissions are one note.
+void transmission_messages(const Document& doc, const ErrorContext& ctx, UrdfAttachment& out) {
+  int plain = 0;
+  for (const TiXmlElement* t : doc.transmissions) {
+    const char* name_attr = t->Attribute("name");
+    const std::string name = in_quotes(name_attr ? name_attr : "");
+    const TiXmlElement* type = t->FirstChildElement("type");
+    const std::string type_text = type && type->GetText() ? type->GetText() : "";
+    std::string reduction_text = "1";
+    for (const TiXmlElement* a = t->FirstChildElement("actuator"); a; a = a->NextSiblingElement("actuator"))
+      if (const TiXmlElement* r = a->FirstChildElement("mechanicalReduction"); r && r->GetText()) reduction_text = r->GetText();
+    char* end = nullptr;
+    const double reduction = std::strtod(reduction_text.c_str(), &end);
+    const bool simple = type_text.empty() || type_text.find("SimpleTransmission") != std::string::npos;
+    if (simple && reduction == 1.0) {
+      ++plain;
+      continue;
+    }
+    out.warnings.push_back(ctx.where(t->Row()) + ": <transmission " + name + "> (" +
+                           (type_text.empty() ? std::string("no type") : type_text) + ", mechanicalReduction " +
+                           reduction_text + ") is read but not simulated: the joint is driven by the scene's "
+                           "actuators (docs/scene-format.md), without this reduction or coupling");
+  }
+  if (plain > 0)
+    out.notes.push_back(ctx.source() + ": " + std::to_string(plain) + " <transmission> element" + (plain == 1 ? "" : "s") +
+                        " (1:1 simple) not read: actuators come from the scene's `actuators`");
 }
 
 /// Passes 1 and 2 over one document. Not copyable (doc holds the XML tree).
@@ -673,6 +705,7 @@ void attach_parsed(multibody::ModelBuilder& builder, const ParsedUrdf& p, const 
   const Document& doc = p.doc;
   out.robot_name = p.model->getName();
   out.warnings.insert(out.warnings.end(), p.warnings.begin(), p.warnings.end());
+  transmission_messages(doc, ctx, out);
   const std::string& prefix = options.prefix;
   auto prefixed = [&](const std::string& name) { return name == "world" ? name : prefix + name; };
 
@@ -781,6 +814,7 @@ UrdfModel parse_urdf(const std::string& xml, const UrdfOptions& options, const s
   out.collisions = std::move(a.collisions);
   out.colors = std::move(a.colors);
   out.warnings = std::move(a.warnings);
+  out.notes = std::move(a.notes);
   out.model = builder.build();
   return out;
 }

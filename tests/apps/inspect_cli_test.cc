@@ -65,8 +65,9 @@ TEST_F(InspectCliTest, A1DropJsonListsEighteenDofs) {
   EXPECT_GT(j.at("num_geometries").get<int>(), 13);
   // Dropped from 0.5 m: nothing touches at the initial state.
   EXPECT_EQ(j.at("contacts").size(), 0u);
-  // Missing visual meshes of the A1 are warnings on stderr.
-  EXPECT_TRUE(contains(r.err, "coulomb: warning:")) << r.err;
+  // Missing visual meshes of the A1 are notes on stderr, and in the JSON.
+  EXPECT_TRUE(contains(r.err, "coulomb: note:")) << r.err;
+  EXPECT_EQ(j.at("notes").size(), 13u);  // one per <mesh> of a1.urdf
 }
 
 TEST_F(InspectCliTest, BoxRestingOnTheGroundHasFourContacts) {

@@ -118,10 +118,12 @@ TEST(UrdfLoaderTest, A1FixedBase) {
   EXPECT_NEAR(m.total_mass(), 13.741, 1e-9);
   EXPECT_NEAR(m.total_mass(), mass_sum_from_text(path), 1e-12);
   EXPECT_EQ(static_cast<int>(urdf.collisions.size()), count_in_text(path, "<collision[\\s>]"));
-  // Every <visual> mesh of a1 is missing from ../shared/models: one warning each, no failure.
-  EXPECT_EQ(static_cast<int>(urdf.warnings.size()), count_in_text(path, "<mesh\\s"));
-  ASSERT_FALSE(urdf.warnings.empty());
-  EXPECT_NE(urdf.warnings.front().find("trunk.dae"), std::string::npos) << urdf.warnings.front();
+  // Every <visual> mesh of a1 is missing from ../shared/models: one note each (display only),
+  // no warning, no failure.
+  EXPECT_EQ(static_cast<int>(urdf.notes.size()), count_in_text(path, "<mesh\\s"));
+  EXPECT_TRUE(urdf.warnings.empty()) << urdf.warnings.front();
+  ASSERT_FALSE(urdf.notes.empty());
+  EXPECT_NE(urdf.notes.front().find("trunk.dae"), std::string::npos) << urdf.notes.front();
 }
 
 TEST(UrdfLoaderTest, A1LinksWithoutInertialAreMassless) {
@@ -482,6 +484,31 @@ TEST(UrdfLoaderTest, ParserPrintsNothing) {
   EXPECT_EQ(out, "");
 }
 
+// <transmission> is read but not simulated: a 1:1 SimpleTransmission changes nothing (one
+// note for all of them), a reduction or another type would (a warning naming it and its line).
+TEST(UrdfLoaderTest, TransmissionsAreNotesOrWarnings) {
+  const std::string head =
+      "<robot name='r'><link name='base'/><link name='arm'><inertial><mass value='1'/>"
+      "<inertia ixx='0.1' iyy='0.1' izz='0.1' ixy='0' ixz='0' iyz='0'/></inertial></link>"
+      "<joint name='j' type='continuous'><parent link='base'/><child link='arm'/><axis xyz='0 0 1'/></joint>\n";
+  auto transmission = [](const std::string& name, const std::string& type, const std::string& reduction) {
+    return "<transmission name='" + name + "'><type>" + type + "</type><joint name='j'/><actuator name='m'>"
+           "<mechanicalReduction>" + reduction + "</mechanicalReduction></actuator></transmission>\n";
+  };
+  const std::string simple = "transmission_interface/SimpleTransmission";
+  UrdfModel urdf = parse_urdf(head + transmission("t1", simple, "1") + transmission("t2", simple, "1") + "</robot>", {}, "tr.urdf");
+  EXPECT_TRUE(urdf.warnings.empty());
+  ASSERT_EQ(urdf.notes.size(), 1u);
+  EXPECT_NE(urdf.notes[0].find("2 <transmission> elements (1:1 simple) not read"), std::string::npos) << urdf.notes[0];
+  urdf = parse_urdf(head + transmission("geared", simple, "50") + transmission("diff", "transmission_interface/DifferentialTransmission", "1") +
+                        "</robot>", {}, "tr.urdf");
+  ASSERT_EQ(urdf.warnings.size(), 2u);
+  EXPECT_NE(urdf.warnings[0].find("tr.urdf:2: <transmission 'geared'>"), std::string::npos) << urdf.warnings[0];
+  EXPECT_NE(urdf.warnings[0].find("mechanicalReduction 50"), std::string::npos) << urdf.warnings[0];
+  EXPECT_NE(urdf.warnings[1].find("DifferentialTransmission"), std::string::npos) << urdf.warnings[1];
+  EXPECT_TRUE(urdf.notes.empty());
+}
+
 TEST(UrdfLoaderTest, MeshResolution) {
   // A package with meshes: <tmp>/mypkg/urdf/robot.urdf and <tmp>/mypkg/meshes/part.obj.
   const fs::path root = fs::temp_directory_path() / ("coulomb_urdf_mesh_" + std::to_string(::getpid()));
@@ -512,9 +539,10 @@ TEST(UrdfLoaderTest, MeshResolution) {
   EXPECT_EQ(urdf.collisions[0].X_LG.p, Vector3(0, 0, 0.5));
   EXPECT_TRUE(fs::equivalent(urdf.collisions[0].mesh_path, root / "mypkg" / "meshes" / "part.obj"));
   EXPECT_EQ(urdf.collisions[1].mesh_path, "");  // not on the search path yet
-  // Warnings: the missing visual mesh and the unresolved collision mesh, nothing else.
-  ASSERT_EQ(urdf.warnings.size(), 2u);
-  const std::string all = urdf.warnings[0] + "\n" + urdf.warnings[1];
+  // The unresolved collision mesh is a warning, the missing visual mesh a note; nothing else.
+  ASSERT_EQ(urdf.warnings.size(), 1u);
+  ASSERT_EQ(urdf.notes.size(), 1u);
+  const std::string all = urdf.notes[0] + "\n" + urdf.warnings[0];
   EXPECT_NE(all.find("<visual> mesh 'package://mypkg/meshes/missing.obj' not found"), std::string::npos) << all;
   EXPECT_NE(all.find("<collision> mesh 'shared/tool.stl' not found"), std::string::npos) << all;
   EXPECT_EQ(all.find("part.obj"), std::string::npos) << all;
@@ -525,7 +553,8 @@ TEST(UrdfLoaderTest, MeshResolution) {
   urdf = parse_urdf(xml, {}, "meshy.urdf", base);
   unsetenv("COULOMB_MODEL_PATH");
   EXPECT_TRUE(fs::equivalent(urdf.collisions[1].mesh_path, root / "elsewhere" / "shared" / "tool.stl"));
-  EXPECT_EQ(urdf.warnings.size(), 1u);
+  EXPECT_EQ(urdf.warnings.size(), 0u);  // the collision mesh is found now
+  EXPECT_EQ(urdf.notes.size(), 1u);     // the visual mesh is still missing
   fs::remove_all(root);
 }
 

@@ -52,7 +52,10 @@ struct UrdfModel {
   multibody::Model model;
   std::vector<UrdfCollision> collisions;
   std::vector<UrdfColor> colors;
-  std::vector<std::string> warnings;  ///< e.g. skipped <visual> meshes whose file is missing
+  std::vector<std::string> warnings;  ///< what changes the simulation (e.g. <mimic> ignored, collision mesh not found)
+  /// What does not change the simulation: <visual> meshes whose file is missing (viewers draw
+  /// the collision shapes instead). `coulomb` prints them as notes; --strict ignores them.
+  std::vector<std::string> notes;
 };
 
 /// Loads the URDF file at `path` (parsed with urdfdom, whose console logging is captured).
@@ -119,6 +122,7 @@ struct UrdfAttachment {
   std::vector<UrdfCollision> collisions;  ///< link names prefixed (UrdfCollision::link)
   std::vector<UrdfColor> colors;          ///< link names prefixed
   std::vector<std::string> warnings;
+  std::vector<std::string> notes;         ///< as UrdfModel::notes
 };
 
 /// Adds the URDF file at `path` to `builder` (the same checks, errors and geometry records as

@@ -71,6 +71,7 @@ struct SceneRobot {
   std::string floating_joint;  ///< name of its floating joint in the Model ("" if welded)
   int id = 0;               ///< its index in Scene::robots = Geometry::robot of its geometries
   std::vector<std::string> warnings;
+  std::vector<std::string> notes;  ///< what does not change the simulation (io::UrdfModel::notes)
 };
 
 struct Scene {
@@ -94,6 +95,9 @@ struct Scene {
   /// Everything worth telling the user that is not an error (every robot's warnings, skipped
   /// mesh collisions, initial joint positions outside their limits).
   std::vector<std::string> warnings;
+  /// What does not change the simulation (missing <visual> meshes): printed as notes, listed in
+  /// stats.json, never a --strict failure.
+  std::vector<std::string> notes;
 };
 
 }  // namespace coulomb::scene
