@@ -35,7 +35,8 @@ namespace {
 struct SimulateOptions {
   std::string scene;
   std::string output = "coulomb-out";
-  std::optional<double> duration, time_step, rel_tolerance;
+  std::optional<double> duration, time_step, rel_tolerance, output_rate;
+  bool contacts = false;
   std::string solver, integrator, contact_approximation;
   bool no_html = false;
   bool speculative_contact = false;
@@ -89,6 +90,8 @@ int run_simulate(const SimulateOptions& o) {
     throw UsageError("--time-step must be a finite number > 0 s, got " + std::to_string(*o.time_step));
   if (o.duration && !(*o.duration > 0.0 && std::isfinite(*o.duration)))
     throw UsageError("--duration must be a finite number > 0 s, got " + std::to_string(*o.duration));
+  if (o.output_rate && !(*o.output_rate > 0.0 && std::isfinite(*o.output_rate)))
+    throw UsageError("--output-rate must be a finite number > 0 Hz, got " + std::to_string(*o.output_rate));
   if (o.rel_tolerance && !(*o.rel_tolerance > 0.0 && *o.rel_tolerance < 1.0))
     throw UsageError("--rel-tolerance must be in (0, 1), got " + std::to_string(*o.rel_tolerance));
   if (!o.solver.empty() && o.solver != "sap") {
@@ -143,6 +146,9 @@ int run_simulate(const SimulateOptions& o) {
   bool progress_line_open = false;  // the progress bar's line has no newline yet
   fs::create_directories(o.output);
   const std::string dir = fs::path(o.output).string();
+  // A run that fails must not leave a previous run's summary looking like its own: the files
+  // written last (stats.json, the HTML pages) go first.
+  for (const char* stale : {"stats.json", "report.html", "replay.html", "contacts.csv"}) fs::remove(fs::path(dir) / stale);
   simulation::Simulator sim(std::move(scene), params);
   // Warnings of the run (simulation/run_monitor.h), printed as they are raised.
   std::size_t warnings_printed = 0;
@@ -154,8 +160,13 @@ int run_simulate(const SimulateOptions& o) {
     }
   };
   print_new_warnings();
-  io::TrajectoryWriter trajectory(dir + "/trajectory.csv", sim.model());
+  io::TrajectoryWriter trajectory(dir + "/trajectory.csv", sim.scene());
   std::optional<io::StepsWriter> steps(std::in_place, dir + "/steps.csv");  // closed before the report reads it
+  std::optional<io::ContactsWriter> contacts;
+  if (o.contacts) contacts.emplace(dir + "/contacts.csv", sim.scene(), params.time_step);
+  // --output-rate: a row when t has reached the next output time (and always the last step).
+  const double output_period = o.output_rate ? 1.0 / *o.output_rate : 0.0;
+  double next_output = output_period;
   io::RunStatistics stats;
   stats.energy_initial = sim.energy(sim.q(), sim.v());
   stats.energy_final = stats.energy_initial;
@@ -173,9 +184,15 @@ int run_simulate(const SimulateOptions& o) {
   for (int k = 0; k < num_steps; ++k) {
     const simulation::StepStats& s = sim.step();
     stats.add(s);
-    steps->write(s);
-    trajectory.write(s.time, sim.q(), sim.v());
-    if (replay) replay->record(s.time, sim.q(), sim.contacts(), sim.contact_impulses(), k + 1 == num_steps);
+    const bool last = k + 1 == num_steps;
+    if (last || s.time >= next_output - 1e-9 * params.time_step) {
+      if (output_period > 0.0)
+        while (next_output <= s.time + 1e-9 * params.time_step) next_output += output_period;
+      steps->write(s);
+      trajectory.write(s.time, sim.q(), sim.v(), &sim.last_results());
+      if (contacts) contacts->write(s.time, sim.last_results());
+      if (replay) replay->record(s.time, sim.q(), sim.contacts(), sim.contact_impulses(), last);
+    }
     if (sim.warnings().size() > warnings_printed) print_new_warnings();
     if (progress && std::chrono::steady_clock::now() - last_print > std::chrono::milliseconds(100)) {
       print_progress(s.time, duration, stats.wall_time, stats.iterations_sum / stats.steps, false);
@@ -184,9 +201,15 @@ int run_simulate(const SimulateOptions& o) {
     }
   }
   if (progress) print_progress(stats.sim_time, duration, stats.wall_time, stats.iterations_sum / std::max(1, stats.steps), true);
-  write_stats_json(dir + "/stats.json", stats, solver, simulation::to_string(params.integrator), params.time_step,
-                   scene_name, sim.model().nv(), contact_approximation);
+  trajectory.close();
+  steps->close();
   steps.reset();
+  if (contacts) contacts->close();
+  stats.warnings = sim.scene().warnings;
+  stats.warnings.insert(stats.warnings.end(), sim.warnings().begin(), sim.warnings().end());
+  stats.notes = sim.scene().notes;
+  write_stats_json(dir + "/stats.json", stats, solver, simulation::to_string(params.integrator), params.time_step,
+                   scene_name, sim.model().nv(), contact_approximation, &sim.scene());
   std::size_t replay_bytes = 0, report_bytes = 0;
   if (replay) {
     replay_bytes = replay->write(dir + "/replay.html");
@@ -200,7 +223,8 @@ int run_simulate(const SimulateOptions& o) {
               << stats.iterations_max << "; contacts: mean " << stats.contacts_sum / std::max(1, stats.steps)
               << ", max " << stats.contacts_max << "; max penetration " << stats.max_penetration << " m; failures "
               << stats.failures << "\n"
-              << "wrote " << dir << "/trajectory.csv, " << dir << "/steps.csv, " << dir << "/stats.json\n";
+              << "wrote " << dir << "/trajectory.csv, " << dir << "/steps.csv, " << (contacts ? dir + "/contacts.csv, " : "")
+              << dir << "/stats.json\n";
     if (replay)
       std::cout << "wrote " << dir << "/replay.html (" << human_size(replay_bytes) << ", " << replay->num_frames()
                 << " frames; open it in a browser) and " << dir << "/report.html (" << human_size(report_bytes)
@@ -229,7 +253,9 @@ Command add_simulate_command(CLI::App& app) {
       "Writes into DIR:\n"
       "  trajectory.csv  t, then per body B: B.x,B.y,B.z (m), B.qw..B.qz (orientation), B.vx..B.vz\n"
       "                  (m/s), B.wx..B.wz (rad/s), all in the world frame; then per 1-dof joint J:\n"
-      "                  J.q, J.v\n"
+      "                  J.q, J.v; per actuated joint J.tau (N m or N, applied); per body with\n"
+      "                  collision geometry B.contact_fx..fz (net contact force, world, N)\n"
+      "  contacts.csv    with --contacts: one row per contact and written step\n"
       "  steps.csv       per step: SAP and line-search iterations, contacts, momentum error,\n"
       "                  max penetration (m), energy (J), wall time (s), solver status\n"
       "  stats.json      summary: steps, times, real-time factor, iterations, momentum error,\n"
@@ -256,6 +282,12 @@ Command add_simulate_command(CLI::App& app) {
   sub->add_option("--contact-approximation", options->contact_approximation,
                   "Contact model: sap | similar | lagged (default: the scene's contact_approximation, else lagged; "
                   "docs/contact.md)");
+  sub->add_option("--output-rate", options->output_rate,
+                  "Write trajectory.csv, steps.csv, contacts.csv and replay frames at most HZ times per simulated "
+                  "second (the first and last states always; stats.json still sums every step). Default: every step");
+  sub->add_flag("--contacts", options->contacts,
+                "Also write contacts.csv: per written step and contact, the bodies, geometries, point, normal, "
+                "signed distance, normal and tangential impulse, force, slip speed and region");
   sub->add_option("--rel-tolerance", options->rel_tolerance,
                   "SAP relative stopping tolerance eps_r on the momentum residual (default 1e-6)");
   sub->add_flag("--speculative-contact", options->speculative_contact,

@@ -838,6 +838,9 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
     robot.id = static_cast<int>(ri);
     robot.warnings = rs.attachment.warnings;
     robot.notes = rs.attachment.notes;
+    robot.root_link = rs.attachment.root_link;
+    robot.robot_name = rs.attachment.robot_name;
+    robot.joints = rs.attachment.joints;
     if (rs.floating) {
       robot.root_body = model.joint_body(rs.attachment.floating_joint);
       set_floating_state(model, rs.attachment.floating_joint, rs.X_WR, rs.v_W, rs.w_W, scene.q0, scene.v0);

@@ -33,7 +33,7 @@ std::string tree_name(const scene::Scene& scene, int root) {
   std::string text = "body " + quoted(scene.model.body(root).name);
   if (robot >= 0) {
     const scene::SceneRobot& r = scene.robots[robot];
-    text += " (robot " + quoted(r.name.empty() ? scene.model.name() : r.name) + ", " + r.urdf_path + ")";
+    text += " (robot " + quoted(r.name.empty() ? r.robot_name : r.name) + ", " + r.urdf_path + ")";
   }
   return text;
 }
@@ -89,7 +89,7 @@ RunMonitor::RunMonitor(const scene::Scene& scene, const std::vector<math::Vector
   for (const scene::SceneRobot& r : scene.robots) {
     if (geometries_of_robot[r.id] > 0) continue;
     welded_robot_without_geometry = welded_robot_without_geometry || !r.floating;
-    warnings_.push_back("robot " + quoted(r.name.empty() ? model.name() : r.name) + " (" + r.urdf_path +
+    warnings_.push_back("robot " + quoted(r.name.empty() ? r.robot_name : r.name) + " (" + r.urdf_path +
                         ") has no collision geometry: " +
                         (r.floating ? "nothing stops it falling through the ground and other bodies"
                                     : "it passes through every other body") +

@@ -1,8 +1,13 @@
 // Writers for the files `coulomb simulate` produces (contract: ../shared/design/ARCHITECTURE.md):
-// trajectory.csv, steps.csv and stats.json.
+// trajectory.csv, steps.csv, contacts.csv and stats.json.
+//
+// The CSV writers format numbers with std::to_chars (9 significant digits, the `%.9g` of the
+// contract) into one reusable buffer flushed in 256 kB blocks: no allocation per row after the
+// first, and writing stays a small fraction of simulating (docs/user-guide.md, "Outputs").
 #pragma once
 
-#include <fstream>
+#include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,28 +15,78 @@
 
 #include "coulomb/multibody/model.h"
 #include "coulomb/multibody/workspace.h"
+#include "coulomb/scene/scene.h"
 #include "coulomb/simulation/simulator.h"
 
 namespace coulomb::io {
 
+/// Writes x as printf's "%.9g" does (9 significant digits, trailing zeros dropped, exponent
+/// form below 1e-4 and from 1e9) at p, which must have 32 bytes free; returns the end. Fast
+/// path for 1e-29 ≤ |x| < 1e30: a scaling by exact powers of ten, exact rounding near ties
+/// (fma), std::to_chars for the rest. Used by CsvFile::number.
+char* format_g9(double x, char* p);
+
+/// A CSV file written through a reusable buffer. Throws std::runtime_error naming the file when
+/// it cannot be opened or written. The destructor flushes (errors there are swallowed: call
+/// close() to see them).
+class CsvFile {
+ public:
+  explicit CsvFile(const std::string& path);
+  ~CsvFile();
+  CsvFile(const CsvFile&) = delete;
+  CsvFile& operator=(const CsvFile&) = delete;
+
+  void text(const char* s);
+  void text(const std::string& s) { text(s.c_str()); }
+  void number(double x);  ///< 9 significant digits, shortest form ("%.9g"); nan, inf, -inf
+  void integer(long long x);
+  void comma() { put(','); }
+  void end_row();  ///< '\n', and a flush when the buffer is full
+  void close();    ///< flushes and closes; throws naming the file on a write error
+
+ private:
+  void put(char c) {
+    if (used_ == buffer_.size()) flush();
+    buffer_[used_++] = c;
+  }
+  void flush();
+  std::string path_;
+  std::FILE* file_ = nullptr;
+  std::vector<char> buffer_;
+  size_t used_ = 0;
+};
+
 /// trajectory.csv: header `t`, then for every non-world body B
 /// `B.x,B.y,B.z,B.qw,B.qx,B.qy,B.qz,B.vx,B.vy,B.vz,B.wx,B.wy,B.wz` (pose of the body frame in the
 /// world; velocity of the body origin and angular velocity, world frame), then for every 1-dof
-/// joint J `J.q,J.v`. Numbers with 9 significant digits. Throws std::runtime_error naming the
-/// file if it cannot be written.
+/// joint J `J.q,J.v`; then, when built with a scene, `J.tau` for every actuator (the force it
+/// applied in the step that ended at t [N·m or N], implicit PD and feed-forward after the effort
+/// limit: StepResults::actuator_forces) and `B.contact_fx,B.contact_fy,B.contact_fz` for every
+/// non-world body with collision geometry (the net contact force on B over the step, world
+/// frame [N]: StepResults::contact_wrenches). The row at t = 0 has zero torques and forces.
+/// Numbers with 9 significant digits. Throws std::runtime_error naming the file if it cannot
+/// be written.
 class TrajectoryWriter {
  public:
   TrajectoryWriter(const std::string& path, const multibody::Model& model);
-  /// Appends the row for time t [s] at state (q, v).
-  void write(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v);
-  /// Column names, in order.
+  TrajectoryWriter(const std::string& path, const scene::Scene& scene);
+  /// Appends the row for time t [s] at state (q, v), with the results of the step that ended
+  /// there (nullptr: zeros).
+  void write(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+             const simulation::StepResults* results = nullptr);
+  void close() { out_.close(); }
+  /// Column names, in order (without a scene: no torque and contact-force columns).
   static std::vector<std::string> header(const multibody::Model& model);
+  static std::vector<std::string> header(const scene::Scene& scene);
+  /// Bodies with collision geometry (the contact-force columns), ascending.
+  static std::vector<int> contact_bodies(const scene::Scene& scene);
 
  private:
-  std::string path_;
   const multibody::Model& model_;
   multibody::Workspace ws_;
-  std::ofstream out_;
+  int num_actuators_ = 0;
+  std::vector<int> contact_bodies_;
+  CsvFile out_;
 };
 
 /// steps.csv: one row per step: t, solver_iterations, line_search_iterations, contacts,
@@ -40,10 +95,27 @@ class StepsWriter {
  public:
   explicit StepsWriter(const std::string& path);
   void write(const simulation::StepStats& s);
+  void close() { out_.close(); }
 
  private:
-  std::string path_;
-  std::ofstream out_;
+  CsvFile out_;
+};
+
+/// contacts.csv (`coulomb simulate --contacts`): one row per contact of each written step:
+/// t [s], body_a, body_b, geometry_a, geometry_b (names), x, y, z (contact point, world [m]),
+/// nx, ny, nz (unit normal from A into B), phi [m] (signed distance at the step's start),
+/// impulse_n, impulse_t [N·s] (normal and tangential magnitude), fx, fy, fz (force on B, world
+/// [N], impulse / δt), slip_speed [m/s], region (stiction | sliding | no_contact).
+class ContactsWriter {
+ public:
+  ContactsWriter(const std::string& path, const scene::Scene& scene, double time_step);
+  void write(double t, const simulation::StepResults& results);
+  void close() { out_.close(); }
+
+ private:
+  const scene::Scene& scene_;
+  double time_step_;
+  CsvFile out_;
 };
 
 /// Running statistics of a simulation, for stats.json.
@@ -55,15 +127,19 @@ struct RunStatistics {
   double momentum_error_max = 0.0, max_penetration = 0.0;
   int failures = 0;  ///< steps whose SAP solve did not report success
   double energy_initial = 0.0, energy_final = 0.0;
+  std::vector<std::string> warnings;  ///< the scene's and the run's (Simulator::warnings)
+  std::vector<std::string> notes;     ///< what does not change the simulation (Scene::notes)
   void add(const simulation::StepStats& s);
 };
 
 /// Writes stats.json with the keys of the contract: steps, sim_time_s, wall_time_s,
 /// real_time_factor, solver, integrator, time_step_s, solver_iterations{mean,max},
 /// momentum_error{mean,max}, contacts{mean,max}, max_penetration_m, failures,
-/// energy{initial_J,final_J}; plus scene, dofs and contact_approximation (sap | similar | lagged).
+/// energy{initial_J,final_J}; plus scene, dofs and contact_approximation (sap | similar | lagged);
+/// plus, when `robots_of` is given, `robots: [{name, urdf, floating, base, joints, actuated,
+/// bodies}]`, and `warnings` and `notes` (lists of strings, empty when none).
 void write_stats_json(const std::string& path, const RunStatistics& stats, const std::string& solver,
                       const std::string& integrator, double time_step, const std::string& scene, int dofs,
-                      const std::string& contact_approximation = "sap");
+                      const std::string& contact_approximation = "sap", const scene::Scene* robots_of = nullptr);
 
 }  // namespace coulomb::io

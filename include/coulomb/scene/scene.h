@@ -70,6 +70,10 @@ struct SceneRobot {
   int root_body = 0;        ///< body index of its root in the Model (0 if welded to the world)
   std::string floating_joint;  ///< name of its floating joint in the Model ("" if welded)
   int id = 0;               ///< its index in Scene::robots = Geometry::robot of its geometries
+  std::string robot_name;   ///< the URDF's <robot name>
+  std::string root_link;    ///< prefixed name of its root link ("world" if the URDF's root is the world)
+  /// Prefixed names of its URDF joints (fixed ones included), depth-first from the root.
+  std::vector<std::string> joints;
   std::vector<std::string> warnings;
   std::vector<std::string> notes;  ///< what does not change the simulation (io::UrdfModel::notes)
 };
