@@ -307,4 +307,30 @@ TEST_F(CliTest, RunWarningsAndStrict) {
   fs::remove_all(dir);
 }
 
+// --output-rate thins trajectory.csv and steps.csv to every 1/HZ s (the first and last states
+// always); --contacts adds contacts.csv; the summary in stats.json still counts every step.
+TEST_F(CliTest, OutputRateAndContacts) {
+  const fs::path dir = fs::temp_directory_path() / ("coulomb_cli_rate_" + std::to_string(::getpid()));
+  const std::string scene = std::string(COULOMB_SOURCE_DIR) + "/examples/scenes/incline.yaml";  // δt = 5 ms
+  const RunResult r = run_cli({"simulate", scene, "-o", dir.string(), "-q", "--no-html", "--duration", "1",
+                               "--output-rate", "10", "--contacts"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto lines = [](const fs::path& p) {
+    std::ifstream in(p);
+    int n = 0;
+    for (std::string line; std::getline(in, line);) ++n;
+    return n;
+  };
+  EXPECT_EQ(lines(dir / "trajectory.csv"), 1 + 1 + 10);  // header, t = 0, t = 0.1 … 1.0
+  EXPECT_EQ(lines(dir / "steps.csv"), 1 + 10);
+  EXPECT_GT(lines(dir / "contacts.csv"), 10);
+  std::ifstream in(dir / "stats.json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j.at("steps").get<int>(), 200);
+  const RunResult bad = run_cli({"simulate", scene, "-o", dir.string(), "-q", "--no-html", "--output-rate", "0"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_TRUE(contains(bad.err, "--output-rate must be a finite number > 0 Hz")) << bad.err;
+  fs::remove_all(dir);
+}
+
 }  // namespace
