@@ -11,6 +11,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "coulomb/geometry/collision_world.h"
 #include "coulomb/io/scene_loader.h"
 #include "coulomb/multibody.h"
+#include "coulomb/scene/placement.h"
 
 namespace coulomb::cli {
 
@@ -32,7 +34,11 @@ constexpr const char* kFooter = R"(Output (text, or one JSON object with --json;
   trees      every kinematic tree hanging from the world: root body, bodies, DOFs
   bodies     every moving body: index, name, mass [kg] (welded links included), tree, parent,
              joint and joint type; bodies fixed to the world are fused into 'world'
-  robots     URDF robots: name prefix, file, floating or welded, root body
+  poses      every body's world pose at q0 (position, roll pitch yaw), and the frames of links
+             welded into a body (JSON: bodies[].pose_W, frames[] with quaternion w x y z too)
+  robots     URDF robots: name prefix, file, floating or welded, root body, the lowest collision
+             point at q0 and its height above the ground below it (the highest upward
+             half-space or box top); robots[].place_on_ground: true puts it there
   actuators  PD actuators (kp, kd, target, effort limit), springs (stiffness, rest position)
   contacts   at the initial state q0: geometry and body pair (normal from A into B), point
              [m], unit normal, signed distance phi [m] (< 0: overlap), combined mu,
@@ -48,7 +54,7 @@ std::vector<double> to_std(const math::Vector3& x) { return {x.x(), x.y(), x.z()
 
 std::string vec3(const math::Vector3& x, int precision = 6) {
   std::ostringstream os;
-  os << std::setprecision(precision) << "(" << x.x() << ", " << x.y() << ", " << x.z() << ")";
+  os << std::setprecision(precision) << "(" << x.x() + 0.0 << ", " << x.y() + 0.0 << ", " << x.z() + 0.0 << ")";  // + 0.0: no "-0"
   return os.str();
 }
 
@@ -80,6 +86,34 @@ int run_inspect(const InspectOptions& opt) {
   std::map<int, std::vector<int>> trees;
   for (int b = 1; b < model.num_bodies(); ++b) trees[model.body(b).tree].push_back(b);
   auto body_mass = [&](int b) { return model.body(b).inertia.mass; };
+  // World poses at q0: every body, and every frame that is not a body's own frame (links welded
+  // into a body, frames added to the model).
+  auto pose_json = [](const math::Transform& X) {
+    const math::Quaternion quat(X.R);
+    return nlohmann::ordered_json{{"position", to_std(X.p)},
+                                  {"quaternion", {quat.w(), quat.x(), quat.y(), quat.z()}},
+                                  {"rpy", to_std(math::rpy_from_rotation(X.R))}};
+  };
+  std::vector<int> extra_frames;
+  for (int f = 0; f < static_cast<int>(model.frames().size()); ++f) {
+    const multibody::Frame& fr = model.frame(f);
+    if (fr.body > 0 && fr.name == model.body(fr.body).name) continue;  // the body's own frame
+    if (fr.body == 0 && fr.name == "world") continue;
+    extra_frames.push_back(f);
+  }
+  auto X_WF = [&](int f) { return ws.X_WB[model.frame(f).body] * model.frame(f).X_BF; };
+  // Per robot: the lowest collision point and the ground below it.
+  struct RobotLow {
+    scene::CollisionPoint low;
+    std::optional<double> ground;
+  };
+  std::vector<RobotLow> robot_low;
+  for (const io::SceneRobot& r : scene.robots) {
+    RobotLow rl;
+    rl.low = scene::lowest_collision_point(scene, ws.X_WB, r.id);
+    if (rl.low.found) rl.ground = scene::ground_height(scene, rl.low.p_W.x(), rl.low.p_W.y());
+    robot_low.push_back(rl);
+  }
 
   if (opt.json) {
     nlohmann::ordered_json out;
@@ -129,9 +163,14 @@ int run_inspect(const InspectOptions& opt) {
                            {"joint_type", multibody::joint_type_name(body.joint.type)},
                            {"q_index", body.joint.q_index},
                            {"v_index", body.joint.v_index},
-                           {"nv", body.joint.nv}});
+                           {"nv", body.joint.nv},
+                           {"pose_W", pose_json(ws.X_WB[b])}});
     }
     out["bodies"] = body_list;
+    nlohmann::ordered_json frame_list = nlohmann::ordered_json::array();
+    for (int f : extra_frames)
+      frame_list.push_back({{"name", model.frame(f).name}, {"body", model.body(model.frame(f).body).name}, {"pose_W", pose_json(X_WF(f))}});
+    out["frames"] = frame_list;
     nlohmann::ordered_json robot_list = nlohmann::ordered_json::array();
     for (const io::SceneRobot& r : scene.robots)
       robot_list.push_back({{"name", r.name},
@@ -140,7 +179,14 @@ int run_inspect(const InspectOptions& opt) {
                             {"floating_joint", r.floating_joint},
                             {"root_body", r.root_body},
                             {"warnings", r.warnings},
-                            {"notes", r.notes}});
+                            {"notes", r.notes},
+                            {"lowest_collision_point", robot_low[r.id].low.found
+                                 ? nlohmann::ordered_json{{"position", to_std(robot_low[r.id].low.p_W)},
+                                                          {"geometry", geometries[robot_low[r.id].low.geometry].name},
+                                                          {"body", model.body(robot_low[r.id].low.body).name},
+                                                          {"ground_height", robot_low[r.id].ground ? nlohmann::ordered_json(*robot_low[r.id].ground) : nlohmann::ordered_json(nullptr)},
+                                                          {"height_above_ground", robot_low[r.id].ground ? nlohmann::ordered_json(robot_low[r.id].low.p_W.z() - *robot_low[r.id].ground) : nlohmann::ordered_json(nullptr)}}
+                                 : nlohmann::ordered_json(nullptr)}});
     out["robots"] = robot_list;
     nlohmann::ordered_json actuator_list = nlohmann::ordered_json::array();
     for (const io::Actuator& a : scene.actuators)
@@ -224,12 +270,38 @@ int run_inspect(const InspectOptions& opt) {
               << body.joint.name << " (" << multibody::joint_type_name(body.joint.type) << ", " << body.joint.nv
               << ")\n";
   }
+  std::cout << "\nworld poses at q0 (position [m], roll pitch yaw [rad]):\n";
+  for (int b = 1; b < model.num_bodies(); ++b) {
+    const math::Transform& X = ws.X_WB[b];
+    std::cout << "  " << std::left << std::setw(static_cast<int>(width)) << model.body(b).name << std::right << "  p "
+              << vec3(X.p) << "  rpy " << vec3(math::rpy_from_rotation(X.R)) << "\n";
+  }
+  if (!extra_frames.empty()) {
+    std::cout << "  frames (links welded into a body):\n";
+    for (int f : extra_frames) {
+      const math::Transform X = X_WF(f);
+      std::cout << "    " << model.frame(f).name << " (on " << model.body(model.frame(f).body).name << ")  p " << vec3(X.p)
+                << "  rpy " << vec3(math::rpy_from_rotation(X.R)) << "\n";
+    }
+  }
   if (!scene.robots.empty()) {
     std::cout << "\nrobots:\n";
-    for (const io::SceneRobot& r : scene.robots)
+    for (const io::SceneRobot& r : scene.robots) {
       std::cout << "  " << (r.name.empty() ? "(unnamed)" : r.name) << ": " << r.urdf_path << ", "
                 << (r.floating ? "floating (" + r.floating_joint + ")" : std::string("welded")) << ", root body "
                 << r.root_body << "\n";
+      const RobotLow& rl = robot_low[r.id];
+      if (!rl.low.found) {
+        std::cout << "      no collision geometry\n";
+        continue;
+      }
+      std::cout << "      lowest collision point " << vec3(rl.low.p_W) << " m on " << geometries[rl.low.geometry].name;
+      if (rl.ground)
+        std::cout << ", " << rl.low.p_W.z() - *rl.ground << " m above the ground (top at z = " << *rl.ground << " m)";
+      else
+        std::cout << ", no ground below it";
+      std::cout << "\n";
+    }
   }
   if (!scene.actuators.empty()) {
     std::cout << "\nactuators (" << scene.actuators.size() << "):\n";

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -233,6 +234,72 @@ math::SpatialInertia Shape::mass_properties(double density) const {
                                   "properties (attach it to a fixed body)");
   }
   throw std::invalid_argument("mass_properties: unknown shape type");
+}
+
+math::Vector3 lowest_point(const Shape& shape, const math::Transform& X_WG) {
+  const math::Vector3 down_G = X_WG.R.transpose() * math::Vector3(0.0, 0.0, -1.0);  // −e_z in G
+  auto sign = [](double d) { return std::abs(d) < 1e-12 ? 0.0 : (d > 0.0 ? 1.0 : -1.0); };  // 0: a flat face, its centre
+  math::Vector3 p_G = math::Vector3::Zero();
+  switch (shape.type) {
+    case ShapeType::kSphere:
+      return X_WG.p + math::Vector3(0.0, 0.0, -shape.radius);
+    case ShapeType::kBox:
+      for (int i = 0; i < 3; ++i) p_G[i] = 0.5 * shape.size[i] * sign(down_G[i]);
+      return X_WG.p + X_WG.R * p_G;
+    case ShapeType::kCapsule:
+      p_G.z() = 0.5 * shape.length * sign(down_G.z());
+      return X_WG.p + X_WG.R * p_G + math::Vector3(0.0, 0.0, -shape.radius);
+    case ShapeType::kCylinder: {
+      p_G.z() = 0.5 * shape.length * sign(down_G.z());
+      const math::Vector3 rim(down_G.x(), down_G.y(), 0.0);  // down, projected on the disc
+      if (rim.norm() > 1e-12) p_G += shape.radius * rim.normalized();
+      return X_WG.p + X_WG.R * p_G;
+    }
+    case ShapeType::kHalfSpace:
+      return math::Vector3(X_WG.p.x(), X_WG.p.y(), -std::numeric_limits<double>::infinity());
+    case ShapeType::kConvexMesh: {
+      math::Vector3 lowest = math::Vector3::Constant(std::numeric_limits<double>::infinity());
+      for (const math::Vector3& p_GV : shape.vertices) {
+        const math::Vector3 p_WV = X_WG.p + X_WG.R * p_GV;
+        if (p_WV.z() < lowest.z()) lowest = p_WV;
+      }
+      return lowest;
+    }
+  }
+  return X_WG.p;
+}
+
+double lowest_height(const Shape& shape, const math::Transform& X_WG) { return lowest_point(shape, X_WG).z(); }
+
+std::optional<double> top_below(const Shape& shape, const math::Transform& X_WG, double x, double y) {
+  switch (shape.type) {
+    case ShapeType::kHalfSpace: {
+      const math::Vector3 n = X_WG.R.col(2);  // outward normal
+      if (n.z() < 1e-9) return std::nullopt;  // a wall or an overhang: nothing is on top of it
+      return X_WG.p.z() - (n.x() * (x - X_WG.p.x()) + n.y() * (y - X_WG.p.y())) / n.z();
+    }
+    case ShapeType::kBox: {
+      // The vertical line through (x, y) in box coordinates, p(t) = o + t d, clipped by the slabs.
+      const math::Vector3 o = X_WG.R.transpose() * (math::Vector3(x, y, 0.0) - X_WG.p);
+      const math::Vector3 d = X_WG.R.transpose() * math::Vector3::UnitZ();
+      double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
+      for (int i = 0; i < 3; ++i) {
+        const double h = 0.5 * shape.size[i];
+        if (std::abs(d[i]) < 1e-15) {
+          if (std::abs(o[i]) > h) return std::nullopt;
+          continue;
+        }
+        double t0 = (-h - o[i]) / d[i], t1 = (h - o[i]) / d[i];
+        if (t0 > t1) std::swap(t0, t1);
+        lo = std::max(lo, t0);
+        hi = std::min(hi, t1);
+      }
+      if (lo > hi) return std::nullopt;
+      return hi;  // z of the exit point (the line is world-vertical, t is the world z)
+    }
+    default:
+      return std::nullopt;  // other shapes are not grounds (documented)
+  }
 }
 
 }  // namespace coulomb::geometry

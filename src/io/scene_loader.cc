@@ -30,6 +30,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include "coulomb/io/urdf_loader.h"
+#include "coulomb/multibody/forward_kinematics.h"
+#include "coulomb/scene/placement.h"
 #include "../util/format.h"
 
 namespace coulomb::io {
@@ -596,6 +598,7 @@ struct RobotSpec {
   Transform X_WR;
   Vector3 v_W = Vector3::Zero(), w_W = Vector3::Zero();
   bool self_collision = false;
+  bool place_on_ground = false;
   Filter filter;
   geometry::ContactMaterial material;
   std::optional<std::array<double, 4>> rgba;
@@ -611,7 +614,8 @@ RobotSpec read_robot(const Reader& r, const YAML::Node& node, const std::string&
                  std::initializer_list<const char*>{"name", "urdf", "floating", "position", "rpy", "quaternion",
                                                     "linear_velocity", "angular_velocity", "joint_positions",
                                                     "joint_velocities", "actuators", "springs", "self_collision",
-                                                    "collision_group", "collision_mask", "contact", "color"});
+                                                    "collision_group", "collision_mask", "contact", "color",
+                                                    "place_on_ground"});
   const Map& m = *rs.map;
   if (m.has("name")) {
     rs.name = m.string("name");
@@ -639,6 +643,10 @@ RobotSpec read_robot(const Reader& r, const YAML::Node& node, const std::string&
   rs.v_W = m.vector3("linear_velocity", Vector3::Zero());
   rs.w_W = m.vector3("angular_velocity", Vector3::Zero());
   rs.self_collision = m.boolean("self_collision", false);
+  rs.place_on_ground = m.boolean("place_on_ground", false);
+  if (rs.place_on_ground && !rs.floating)
+    m.fail("place_on_ground", "only a floating robot can be placed on the ground (set floating: true); a welded "
+                              "robot's base is where `position` puts it");
   rs.filter = read_filter(r, m);
   rs.material = read_material(r, m);
   rs.rgba = read_color(r, m);
@@ -998,6 +1006,23 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
   }
   for (auto& [v, a] : actuators) scene.actuators.push_back(a);
   for (auto& [v, s] : springs) scene.springs.push_back(s);
+
+  // robots[].place_on_ground: lower (or raise) the floating base so that the robot's lowest
+  // collision point at q0 lies on the ground below it (scene::ground_height).
+  for (size_t ri = 0; ri < robots.size(); ++ri) {
+    if (!robots[ri].place_on_ground) continue;
+    const Map& m = *robots[ri].map;
+    multibody::Workspace ws(model);
+    multibody::forward_kinematics(model, ws, scene.q0);
+    const scene::CollisionPoint low = scene::lowest_collision_point(scene, ws.X_WB, static_cast<int>(ri));
+    if (!low.found) m.fail("place_on_ground", "the robot has no collision geometry to place on the ground");
+    const std::optional<double> ground = scene::ground_height(scene, low.p_W.x(), low.p_W.y());
+    if (!ground)
+      m.fail("place_on_ground", "no static geometry (a half-space or a box) below the robot's lowest collision point (" +
+                                    util::format_number(low.p_W.x()) + ", " + util::format_number(low.p_W.y()) + ")");
+    const multibody::Joint& base = model.body(scene.robots[ri].root_body).joint;
+    scene.q0[base.q_index + 2] += *ground - low.p_W.z();
+  }
   return scene;
 }
 

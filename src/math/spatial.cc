@@ -1,5 +1,7 @@
 #include "coulomb/math/spatial.h"
 
+#include <algorithm>
+
 #include <cmath>
 
 namespace coulomb::math {
@@ -8,6 +10,18 @@ Matrix3 rotation_from_rpy(double roll, double pitch, double yaw) {
   return (Eigen::AngleAxisd(yaw, Vector3::UnitZ()) * Eigen::AngleAxisd(pitch, Vector3::UnitY()) *
           Eigen::AngleAxisd(roll, Vector3::UnitX()))
       .toRotationMatrix();
+}
+
+Vector3 rpy_from_rotation(const Matrix3& R) {
+  // R = Rz(y) Ry(p) Rx(r): R(2,0) = −sin p, R(2,1) = cos p sin r, R(2,2) = cos p cos r,
+  // R(1,0) = sin y cos p, R(0,0) = cos y cos p.
+  const double sp = std::clamp(-R(2, 0), -1.0, 1.0);
+  const double cp = std::hypot(R(0, 0), R(1, 0));
+  if (cp < 1e-12) {  // gimbal lock: only yaw ± roll is defined
+    const double yaw = std::atan2(-R(0, 1), R(1, 1));
+    return {0.0, std::atan2(sp, cp), yaw};
+  }
+  return {std::atan2(R(2, 1), R(2, 2)), std::atan2(sp, cp), std::atan2(R(1, 0), R(0, 0))};
 }
 
 Matrix3 rotation_about_axis(const Vector3& a, double angle) {

@@ -40,34 +40,6 @@ std::string tree_name(const scene::Scene& scene, int root) {
 
 }  // namespace
 
-double lowest_height(const geometry::Shape& shape, const math::Transform& X_WG) {
-  using geometry::ShapeType;
-  const math::Vector3 down_G = X_WG.R.transpose() * math::Vector3(0.0, 0.0, -1.0);  // −e_z in G
-  const double zo = X_WG.p.z();
-  switch (shape.type) {
-    case ShapeType::kSphere:
-      return zo - shape.radius;
-    case ShapeType::kBox:
-      // Lowest vertex: each half-extent along the direction that lowers it most.
-      return zo - 0.5 * (shape.size.cwiseProduct(down_G).cwiseAbs().sum());
-    case ShapeType::kCapsule:
-      return zo - 0.5 * shape.length * std::abs(down_G.z()) - shape.radius;
-    case ShapeType::kCylinder: {
-      // Lowest point of a disc rim (radius r, normal z_G): r · ‖down projected on the disc‖.
-      const double rim = shape.radius * std::sqrt(std::max(0.0, 1.0 - down_G.z() * down_G.z()));
-      return zo - 0.5 * shape.length * std::abs(down_G.z()) - rim;
-    }
-    case ShapeType::kHalfSpace:
-      return -kInf;
-    case ShapeType::kConvexMesh: {
-      double lowest = kInf;
-      for (const math::Vector3& p_GV : shape.vertices) lowest = std::min(lowest, zo + (X_WG.R * p_GV).z());
-      return lowest;
-    }
-  }
-  return zo;
-}
-
 RunMonitor::RunMonitor(const scene::Scene& scene, const std::vector<math::Vector3>& p_WBo,
                        const MonitorParameters& parameters)
     : parameters_(parameters) {
@@ -125,7 +97,7 @@ RunMonitor::RunMonitor(const scene::Scene& scene, const std::vector<math::Vector
       continue;
     }
     any_static = true;
-    fall = std::min(fall, lowest_height(g.shape, X_WG));
+    fall = std::min(fall, geometry::lowest_height(g.shape, X_WG));
     lower_ = lower_.cwiseMin(X_WG.p);
     upper_ = upper_.cwiseMax(X_WG.p);
   }

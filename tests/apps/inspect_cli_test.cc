@@ -38,6 +38,38 @@ class InspectCliTest : public testing::Test {
   }
 };
 
+// World poses at q0 and the lowest collision point: the base where q0 puts it, the feet frames
+// (welded links) listed with their poses, and the lowest point = the lowest foot frame minus
+// the foot sphere radius (0.02 m), its height above the ground plane at z = 0.
+TEST_F(InspectCliTest, A1DropPosesAndLowestCollisionPoint) {
+  const RunResult r = run_cli({"inspect", kScenes + "a1_drop.yaml", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& base = j.at("bodies")[0].at("pose_W");
+  for (int i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(base.at("position")[i].get<double>(), j.at("q0")[i].get<double>());
+  for (int i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(base.at("quaternion")[i].get<double>(), j.at("q0")[3 + i].get<double>());
+  double lowest_foot = 1e9;
+  int feet = 0;
+  for (const nlohmann::json& f : j.at("frames")) {
+    const std::string name = f.at("name");
+    if (name.size() > 5 && name.substr(name.size() - 5) == "_foot") {
+      ++feet;
+      lowest_foot = std::min(lowest_foot, f.at("pose_W").at("position")[2].get<double>());
+    }
+  }
+  EXPECT_EQ(feet, 4);
+  const nlohmann::json& low = j.at("robots")[0].at("lowest_collision_point");
+  EXPECT_NEAR(low.at("position")[2].get<double>(), lowest_foot - 0.02, 1e-12);
+  EXPECT_NEAR(low.at("height_above_ground").get<double>(), lowest_foot - 0.02, 1e-12);
+  EXPECT_EQ(low.at("ground_height").get<double>(), 0.0);
+  // The text output has the same sections.
+  const RunResult t = run_cli({"inspect", kScenes + "a1_drop.yaml"});
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_TRUE(contains(t.out, "world poses at q0")) << t.out;
+  EXPECT_TRUE(contains(t.out, "lowest collision point")) << t.out;
+  EXPECT_TRUE(contains(t.out, "m above the ground")) << t.out;
+}
+
 TEST_F(InspectCliTest, A1DropJsonListsEighteenDofs) {
   const RunResult r = run_cli({"inspect", kScenes + "a1_drop.yaml", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;

@@ -142,22 +142,22 @@ TEST(RunMonitorTest, LowestHeightPerShape) {
   math::Transform X;  // rotated 0.3 rad about x, at height 2
   X.R << 1, 0, 0, 0, c, -s, 0, s, c;
   X.p = math::Vector3(0.5, -1.0, 2.0);
-  EXPECT_DOUBLE_EQ(lowest_height(Shape::Sphere(0.25), X), 1.75);
+  EXPECT_DOUBLE_EQ(geometry::lowest_height(Shape::Sphere(0.25), X), 1.75);
   // Box (a, b, h) rotated about x: lowest vertex at 2 − (b/2 |sin| + h/2 cos).
-  EXPECT_NEAR(lowest_height(Shape::Box(math::Vector3(1.0, 0.4, 0.2)), X), 2.0 - (0.2 * s + 0.1 * c), 1e-15);
+  EXPECT_NEAR(geometry::lowest_height(Shape::Box(math::Vector3(1.0, 0.4, 0.2)), X), 2.0 - (0.2 * s + 0.1 * c), 1e-15);
   // Capsule (r, L): 2 − L/2 cos − r. Cylinder: 2 − L/2 cos − r sin.
-  EXPECT_NEAR(lowest_height(Shape::Capsule(0.1, 0.6), X), 2.0 - 0.3 * c - 0.1, 1e-15);
-  EXPECT_NEAR(lowest_height(Shape::Cylinder(0.1, 0.6), X), 2.0 - 0.3 * c - 0.1 * s, 1e-15);
+  EXPECT_NEAR(geometry::lowest_height(Shape::Capsule(0.1, 0.6), X), 2.0 - 0.3 * c - 0.1, 1e-15);
+  EXPECT_NEAR(geometry::lowest_height(Shape::Cylinder(0.1, 0.6), X), 2.0 - 0.3 * c - 0.1 * s, 1e-15);
   // A cylinder lying on its side (axis horizontal): its rim, r below the centre.
   math::Transform side;
   side.R << 1, 0, 0, 0, 0, -1, 0, 1, 0;
-  EXPECT_NEAR(lowest_height(Shape::Cylinder(0.1, 0.6), side), -0.1, 1e-15);
-  EXPECT_EQ(lowest_height(Shape::HalfSpace(), X), -std::numeric_limits<double>::infinity());
+  EXPECT_NEAR(geometry::lowest_height(Shape::Cylinder(0.1, 0.6), side), -0.1, 1e-15);
+  EXPECT_EQ(geometry::lowest_height(Shape::HalfSpace(), X), -std::numeric_limits<double>::infinity());
   // A tetrahedron rotated −0.3 rad about x: vertex (0, 1, 0) goes down by sin 0.3.
   const Shape tet = Shape::ConvexMesh({{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}});
   math::Transform X_back = X;
   X_back.R = X.R.transpose();
-  EXPECT_NEAR(lowest_height(tet, X_back), 2.0 - s, 1e-15);
+  EXPECT_NEAR(geometry::lowest_height(tet, X_back), 2.0 - s, 1e-15);
 }
 
 }  // namespace

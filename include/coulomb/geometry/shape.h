@@ -9,6 +9,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,5 +57,16 @@ struct Shape {
   /// half-space, or a negative or non-finite density.
   math::SpatialInertia mass_properties(double density) const;
 };
+
+/// Lowest point [m, world] of `shape` placed at X_WG: exact for sphere, box, capsule and
+/// cylinder (when a face or the axis is horizontal, the centre of the lowest face or edge), the
+/// lowest vertex of a convex mesh. A half-space is unbounded below (z = −infinity).
+math::Vector3 lowest_point(const Shape& shape, const math::Transform& X_WG);
+/// lowest_point(shape, X_WG).z().
+double lowest_height(const Shape& shape, const math::Transform& X_WG);
+/// Height [m] where the vertical line through (x, y) leaves `shape` at X_WG upwards — the top
+/// a body dropped there would land on — for a half-space (whose outward normal points up) and
+/// a box; std::nullopt when the line misses it, for a wall, and for other shapes.
+std::optional<double> top_below(const Shape& shape, const math::Transform& X_WG, double x, double y);
 
 }  // namespace coulomb::geometry

@@ -228,6 +228,9 @@ struct Transform {
 
 /// Rotation matrix from roll-pitch-yaw (URDF convention: R = Rz(yaw) Ry(pitch) Rx(roll)).
 Matrix3 rotation_from_rpy(double roll, double pitch, double yaw);
+/// Its inverse: (roll, pitch, yaw) [rad] with pitch in [−π/2, π/2] and roll, yaw in (−π, π];
+/// at gimbal lock (|pitch| = π/2) roll is 0 and yaw takes the whole rotation about z.
+Vector3 rpy_from_rotation(const Matrix3& R);
 /// Rotation about a unit axis by angle [rad] (Rodrigues). axis must be unit length.
 Matrix3 rotation_about_axis(const Vector3& axis, double angle);
 /// SO(3) exponential: rotation matrix exp([θ]×) for a rotation vector θ [rad].

@@ -56,8 +56,4 @@ class RunMonitor {
   math::Vector3 lower_ = math::Vector3::Zero(), upper_ = math::Vector3::Zero();  ///< scene bounds [m]
 };
 
-/// Lowest world height [m] of a shape placed at X_WG (sphere, box, capsule, cylinder: exact;
-/// convex mesh: its lowest vertex). A half-space is unbounded below: −infinity.
-double lowest_height(const geometry::Shape& shape, const math::Transform& X_WG);
-
 }  // namespace coulomb::simulation
