@@ -1007,6 +1007,39 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
   for (auto& [v, a] : actuators) scene.actuators.push_back(a);
   for (auto& [v, s] : springs) scene.springs.push_back(s);
 
+  // URDF <mimic> → couplers (leader and follower 1-dof joints of one tree), <dynamics friction>
+  // → joint friction, in velocity order.
+  for (size_t ri = 0; ri < robots.size(); ++ri) {
+    const Map& m = *robots[ri].map;
+    for (const UrdfMimic& mimic : robots[ri].attachment.mimics) {
+      const std::string where = robots[ri].urdf_path + ":" + std::to_string(mimic.line) + ": joint " + in_quotes(mimic.joint);
+      const int bf = model.joint_body(mimic.joint), bl = model.joint_body(mimic.leader);
+      if (bl < 0 || model.body(bl).joint.nv != 1)
+        m.fail("urdf", where + ": <mimic joint=" + in_quotes(mimic.leader) + ">: the leader must be a revolute, "
+                       "continuous or prismatic joint");
+      if (bf < 0 || model.body(bf).tree != model.body(bl).tree)
+        m.fail("urdf", where + ": <mimic joint=" + in_quotes(mimic.leader) + ">: follower and leader must move in one "
+                       "kinematic tree");
+      scene::Coupler c;
+      c.joint = mimic.joint;
+      c.leader = mimic.leader;
+      c.q_index = model.body(bf).joint.q_index;
+      c.v_index = model.body(bf).joint.v_index;
+      c.leader_q_index = model.body(bl).joint.q_index;
+      c.leader_v_index = model.body(bl).joint.v_index;
+      c.gear_ratio = mimic.multiplier;
+      c.offset = mimic.offset;
+      scene.couplers.push_back(c);
+    }
+  }
+  for (int b = 1; b < model.num_bodies(); ++b) {
+    const multibody::Joint& j = model.body(b).joint;
+    if (j.nv != 1 || !(j.friction > 0.0)) continue;
+    scene.joint_frictions.push_back({j.name, j.q_index, j.v_index, j.friction});
+  }
+  std::sort(scene.joint_frictions.begin(), scene.joint_frictions.end(),
+            [](const scene::JointFriction& a, const scene::JointFriction& b) { return a.v_index < b.v_index; });
+
   // robots[].place_on_ground: lower (or raise) the floating base so that the robot's lowest
   // collision point at q0 lies on the ground below it (scene::ground_height).
   for (size_t ri = 0; ri < robots.size(); ++ri) {

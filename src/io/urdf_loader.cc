@@ -559,9 +559,6 @@ JointSpec joint_spec(const urdf::Joint& j, const JointDecl& decl, const ErrorCon
       spec.friction = f;
     }
   }
-  if (j.mimic)
-    warnings.push_back(ctx.where(row) + ": " + desc + ": <mimic joint=" + in_quotes(j.mimic->joint_name) +
-                       "> is ignored; the joint is an independent degree of freedom");
   return spec;
 }
 
@@ -767,6 +764,21 @@ void attach_parsed(multibody::ModelBuilder& builder, const ParsedUrdf& p, const 
     if (!joint || !link) ctx.fail(decl.element->Row(), "urdfdom lost joint " + in_quotes(decl.name));
     const int link_row = row_of(doc.link_index, doc.links, decl.child);
     JointSpec spec = joint_spec(*joint, decl, ctx, out.warnings);
+    if (joint->mimic) {
+      const std::string desc = "joint " + in_quotes(decl.name);
+      const std::string& leader = joint->mimic->joint_name;
+      const int row = decl.element->Row();
+      if (leader.empty()) ctx.fail(row, desc + ": <mimic> has no joint attribute");
+      if (leader == decl.name) ctx.fail(row, desc + ": <mimic joint=" + in_quotes(leader) + "> mimics itself");
+      if (!doc.joint_index.count(leader))
+        ctx.fail(row, desc + ": <mimic joint=" + in_quotes(leader) + ">: no joint of that name in the file");
+      if (!std::isfinite(joint->mimic->multiplier) || !std::isfinite(joint->mimic->offset))
+        ctx.fail(row, desc + ": <mimic> multiplier and offset must be finite");
+      if (joint->type != urdf::Joint::REVOLUTE && joint->type != urdf::Joint::CONTINUOUS &&
+          joint->type != urdf::Joint::PRISMATIC)
+        ctx.fail(row, desc + ": <mimic> on a joint that is not revolute, continuous or prismatic");
+      out.mimics.push_back({prefix + decl.name, prefix + leader, joint->mimic->multiplier, joint->mimic->offset, row});
+    }
     spec.name = prefix + spec.name;
     if (decl.parent == "world") spec.X_PJ = options.X_W_root * spec.X_PJ;
     const std::string child = prefixed(decl.child);
@@ -815,6 +827,7 @@ UrdfModel parse_urdf(const std::string& xml, const UrdfOptions& options, const s
   out.colors = std::move(a.colors);
   out.warnings = std::move(a.warnings);
   out.notes = std::move(a.notes);
+  out.mimics = std::move(a.mimics);
   out.model = builder.build();
   return out;
 }

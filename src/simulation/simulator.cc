@@ -114,6 +114,16 @@ Simulator::Simulator(scene::Scene scene, SimulatorParameters parameters)
   }
   check_commands(commands_);
   pd_pool_.resize(na);
+  coupler_pool_.resize(scene_.couplers.size());
+  friction_pool_.resize(scene_.joint_frictions.size());
+  for (const scene::Coupler& c : scene_.couplers)
+    if (c.v_index < 0 || c.v_index >= model.nv() || c.leader_v_index < 0 || c.leader_v_index >= model.nv() ||
+        c.v_index == c.leader_v_index || tree_of_velocity_[c.v_index] != tree_of_velocity_[c.leader_v_index])
+      throw std::invalid_argument("simulator: coupler on joint '" + c.joint + "' has invalid velocity indices (the two joints must differ and move in one tree)");
+  for (const scene::JointFriction& f : scene_.joint_frictions)
+    if (f.v_index < 0 || f.v_index >= model.nv() || !(f.friction >= 0.0) || !std::isfinite(f.friction))
+      throw std::invalid_argument("simulator: joint friction on '" + f.joint + "' is invalid (friction " +
+                                  std::to_string(f.friction) + ")");
   actuator_constraint_.assign(na, -1);
   limit_pool_.resize(model.nv());
   limit_constraint_.assign(model.nv(), -1);
@@ -534,6 +544,40 @@ const StepStats& Simulator::step() {
         limit->reset(q0[j.q_index], lp);
       limit_constraint_[j.v_index] = problem.add_constraint(limit.get());
     }
+  }
+  // Couplers (URDF <mimic>): q_follower = ρ q_leader + offset, near-rigid, with the
+  // integrator's position prediction.
+  for (size_t i = 0; i < scene_.couplers.size(); ++i) {
+    const scene::Coupler& c = scene_.couplers[i];
+    const int t = tree_of_velocity_[c.v_index];
+    sap::CouplerParameters cp;
+    cp.gear_ratio = c.gear_ratio;
+    cp.offset = c.offset;
+    cp.regularization = parameters_.regularization;  // β = 1 (with the limits' 0.1 a coupled pair of fingers on their limits overshoots more under midpoint)
+    cp.theta_vq = theta_.theta_vq;
+    cp.vc0 = v0[c.v_index] - c.gear_ratio * v0[c.leader_v_index];
+    std::unique_ptr<sap::SapCouplerConstraint>& coupler = coupler_pool_[i];
+    if (!coupler)
+      coupler = std::make_unique<sap::SapCouplerConstraint>(t, trees_[t].nv, local_of_velocity_[c.v_index],
+                                                            local_of_velocity_[c.leader_v_index], q0[c.q_index],
+                                                            q0[c.leader_q_index], cp);
+    else
+      coupler->reset(q0[c.q_index], q0[c.leader_q_index], cp);
+    problem.add_constraint(coupler.get());
+  }
+  // Joint dry friction (URDF <dynamics friction>): the friction cone in one dimension.
+  for (size_t i = 0; i < scene_.joint_frictions.size(); ++i) {
+    const scene::JointFriction& f = scene_.joint_frictions[i];
+    const int t = tree_of_velocity_[f.v_index];
+    sap::JointFrictionParameters fp;
+    fp.friction = f.friction;
+    fp.sigma = parameters_.regularization.sigma;
+    std::unique_ptr<sap::SapJointFrictionConstraint>& friction = friction_pool_[i];
+    if (!friction)
+      friction = std::make_unique<sap::SapJointFrictionConstraint>(t, trees_[t].nv, local_of_velocity_[f.v_index], fp);
+    else
+      friction->reset(fp);
+    problem.add_constraint(friction.get());
   }
   // Actuators with PD gains: the implicit PD with the feed-forward inside the effort limit.
   for (int i = 0; i < num_actuators(); ++i) {

@@ -203,10 +203,13 @@ TEST(UrdfLoaderTest, PandaPrismaticFingersAndCollisions) {
   EXPECT_EQ(finger.damping, 0.3);
   EXPECT_EQ(m.damping()[8], 0.3);
 
-  // panda_finger_joint2 has a <mimic>: reported, not silently dropped.
-  bool mimic_warned = false;
-  for (const std::string& w : urdf.warnings) mimic_warned |= w.find("mimic") != std::string::npos;
-  EXPECT_TRUE(mimic_warned);
+  // panda_finger_joint2 has a <mimic>: recorded (a coupler in scenes), no warning.
+  ASSERT_EQ(urdf.mimics.size(), 1u);
+  EXPECT_EQ(urdf.mimics[0].joint, "panda_finger_joint2");
+  EXPECT_EQ(urdf.mimics[0].leader, "panda_finger_joint1");
+  EXPECT_EQ(urdf.mimics[0].multiplier, 1.0);
+  EXPECT_EQ(urdf.mimics[0].offset, 0.0);
+  for (const std::string& w : urdf.warnings) EXPECT_EQ(w.find("mimic"), std::string::npos) << w;
 
   int spheres = 0, cylinders = 0;
   for (const UrdfCollision& c : urdf.collisions) {

@@ -47,15 +47,23 @@ struct UrdfColor {
   double rgba[4] = {0.7, 0.7, 0.7, 1.0};
 };
 
+/// A URDF <mimic>: q_joint = multiplier · q_leader + offset (names prefixed).
+struct UrdfMimic {
+  std::string joint, leader;
+  double multiplier = 1.0, offset = 0.0;
+  int line = 0;  ///< of the follower's <joint> in the file
+};
+
 struct UrdfModel {
   std::string robot_name;
   multibody::Model model;
   std::vector<UrdfCollision> collisions;
   std::vector<UrdfColor> colors;
-  std::vector<std::string> warnings;  ///< what changes the simulation (e.g. <mimic> ignored, collision mesh not found)
+  std::vector<std::string> warnings;  ///< what changes the simulation (e.g. a collision mesh not found)
   /// What does not change the simulation: <visual> meshes whose file is missing (viewers draw
   /// the collision shapes instead). `coulomb` prints them as notes; --strict ignores them.
   std::vector<std::string> notes;
+  std::vector<UrdfMimic> mimics;  ///< <mimic> joints (UrdfAttachment::mimics)
 };
 
 /// Loads the URDF file at `path` (parsed with urdfdom, whose console logging is captured).
@@ -68,8 +76,8 @@ struct UrdfModel {
 /// continuous = revolute with infinite lower/upper (effort/velocity kept), fixed (welded),
 /// floating. <dynamics damping friction> is recorded. <inertial> (origin xyz rpy, mass,
 /// inertia about the COM in the inertial frame) becomes the link's spatial inertia about its
-/// origin in link coordinates; links without <inertial> are massless. <mimic> is ignored with a
-/// warning. Robot name → Model::name().
+/// origin in link coordinates; links without <inertial> are massless. <mimic> is checked and
+/// recorded (UrdfModel::mimics; a Model alone has no couplers). Robot name → Model::name().
 ///
 /// Geometry: every <collision> becomes a UrdfCollision (pose in the link frame); <visual>
 /// material colours go to `colors`. Mesh files are resolved (mesh_path) against the URDF's
@@ -123,6 +131,10 @@ struct UrdfAttachment {
   std::vector<UrdfColor> colors;          ///< link names prefixed
   std::vector<std::string> warnings;
   std::vector<std::string> notes;         ///< as UrdfModel::notes
+  /// <mimic> joints, checked: the leader exists in the file, is not the joint itself, the
+  /// follower is 1-dof, multiplier and offset finite (UrdfError otherwise). The scene loader
+  /// turns them into scene::Coupler constraints (leader 1-dof, same tree: checked there).
+  std::vector<UrdfMimic> mimics;
 };
 
 /// Adds the URDF file at `path` to `builder` (the same checks, errors and geometry records as

@@ -36,6 +36,7 @@
 #include "coulomb/multibody/workspace.h"
 #include "coulomb/solvers/sap/sap_friction_cone_constraint.h"
 #include "coulomb/solvers/sap/sap_coupler_constraint.h"
+#include "coulomb/solvers/sap/sap_joint_friction_constraint.h"
 #include "coulomb/solvers/sap/sap_hunt_crossley_constraint.h"
 #include "coulomb/solvers/sap/sap_limit_constraint.h"
 #include "coulomb/solvers/sap/sap_pd_controller_constraint.h"
@@ -207,7 +208,8 @@ class Simulator {
   std::vector<int> limit_constraint_;     ///< per velocity: its limit constraint this step (−1: none)
   std::vector<std::unique_ptr<solvers::sap::SapPdControllerConstraint>> pd_pool_;
   std::vector<std::unique_ptr<solvers::sap::SapLimitConstraint>> limit_pool_;
-  std::vector<std::unique_ptr<solvers::sap::SapCouplerConstraint>> coupler_pool_;
+  std::vector<std::unique_ptr<solvers::sap::SapCouplerConstraint>> coupler_pool_;  ///< per Scene::couplers
+  std::vector<std::unique_ptr<solvers::sap::SapJointFrictionConstraint>> friction_pool_;  ///< per Scene::joint_frictions
   Eigen::VectorXd tau_applied_;  ///< n_v: pure-force actuation + external wrenches of this step
   Eigen::VectorXd q0_, v0_, v_star_, v_thvq_;  ///< step buffers
   Eigen::MatrixXd J_wrench_;     ///< 6 × n_v frame Jacobian for external wrenches

@@ -1,5 +1,6 @@
 #include "coulomb/solvers/sap/sap_coupler_constraint.h"
 
+#include <cmath>
 #include <numbers>
 #include <stdexcept>
 
@@ -21,13 +22,25 @@ SapCouplerConstraint::SapCouplerConstraint(int tree, int tree_nv, int dof_i, int
                                            const CouplerParameters& p)
     : SapConstraint(1, tree, coupler_row(tree_nv, dof_i, dof_j, p.gear_ratio)),
       parameters_(p),
-      g0_(q_i - p.gear_ratio * q_j - p.offset) {}
+      g0_(q_i - p.gear_ratio * q_j - p.offset) {
+  reset(q_i, q_j, p);
+}
+
+void SapCouplerConstraint::reset(double q_i, double q_j, const CouplerParameters& p) {
+  if (!(p.theta_vq > 0.0 && p.theta_vq <= 1.0)) throw std::invalid_argument("coupler constraint: theta_vq must be in (0, 1]");
+  if (!std::isfinite(q_i) || !std::isfinite(q_j) || !std::isfinite(p.vc0))
+    throw std::invalid_argument("coupler constraint: positions or velocity not finite");
+  parameters_ = p;
+  g0_ = q_i - p.gear_ratio * q_j - p.offset;
+}
 
 void SapCouplerConstraint::prepare(double dt, const Eigen::Ref<const Eigen::MatrixXd>& W_ii) {
   const double beta = parameters_.regularization.beta;
   const double w = std::abs(W_ii(0, 0));
   R_[0] = beta * beta / (4.0 * std::numbers::pi * std::numbers::pi) * w;
-  v_hat_[0] = -g0_ / (dt + beta * dt / std::numbers::pi);
+  const double dt_q = parameters_.theta_vq * dt;
+  const double g0 = g0_ + dt * (1.0 - parameters_.theta_vq) * parameters_.vc0;
+  v_hat_[0] = -g0 / (dt_q + beta * dt_q / std::numbers::pi);
 }
 
 double SapCouplerConstraint::calc(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,
