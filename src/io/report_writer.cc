@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
@@ -14,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "coulomb/math/spatial.h"
 #include "viewer_assets.h"
 
 namespace coulomb::io {
@@ -112,6 +114,129 @@ Steps read_steps(const fs::path& path) {
   return steps;
 }
 
+/// The robot's series from trajectory.csv (absent or unreadable: an empty object, the report
+/// shows the solver alone): per 1-dof joint of the robots in stats.json its q, v and tau
+/// columns, per body its contact_fz, and the floating bases' height and roll, pitch, yaw. One
+/// row in `stride` is kept (the last of each run), so that the plots stay light.
+Json read_robot_series(const fs::path& path, const Json& stats, std::size_t max_points) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Json::object();
+  std::string line;
+  if (!std::getline(in, line)) return Json::object();
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  const std::vector<std::string> header = split(line);
+  std::map<std::string, int> column;
+  for (int i = 0; i < static_cast<int>(header.size()); ++i) column[header[i]] = i;
+  if (!column.count("t")) return Json::object();
+  // What to read: joints of the robots (in stats.json order), every contact_fz column, bases.
+  struct Wanted {
+    std::string name;
+    int q = -1, v = -1, tau = -1;
+  };
+  std::vector<Wanted> joints;
+  std::vector<std::pair<std::string, int>> forces;
+  struct Base {
+    std::string name;
+    int z = -1, qw = -1, qx = -1, qy = -1, qz = -1;
+  };
+  std::vector<Base> bases;
+  if (stats.contains("robots") && stats["robots"].is_array())
+    for (const Json& r : stats["robots"]) {
+      if (r.contains("joints"))
+        for (const Json& jn : r["joints"]) {
+          const std::string name = jn.get<std::string>();
+          Wanted w{name};
+          if (column.count(name + ".q")) w.q = column[name + ".q"];
+          if (column.count(name + ".v")) w.v = column[name + ".v"];
+          if (column.count(name + ".tau")) w.tau = column[name + ".tau"];
+          if (w.q >= 0) joints.push_back(w);
+        }
+      if (r.value("floating", false) && r.contains("base")) {
+        const std::string b = r["base"].get<std::string>();
+        Base base{b};
+        for (auto [suffix, slot] : {std::pair{".z", &base.z}, {".qw", &base.qw}, {".qx", &base.qx}, {".qy", &base.qy},
+                                    {".qz", &base.qz}})
+          if (column.count(b + suffix)) *slot = column[b + suffix];
+        if (base.z >= 0 && base.qz >= 0) bases.push_back(base);
+      }
+    }
+  // Contact forces: on the robots' bodies (their feet) when the scene has robots, else on every body.
+  std::set<std::string> robot_bodies;
+  if (stats.contains("robots") && stats["robots"].is_array())
+    for (const Json& r : stats["robots"])
+      if (r.contains("bodies"))
+        for (const Json& b : r["bodies"]) robot_bodies.insert(b.get<std::string>());
+  const std::string fz = ".contact_fz";
+  for (int i = 0; i < static_cast<int>(header.size()); ++i)
+    if (header[i].size() > fz.size() && header[i].compare(header[i].size() - fz.size(), fz.size(), fz) == 0) {
+      const std::string body = header[i].substr(0, header[i].size() - fz.size());
+      if (robot_bodies.empty() || robot_bodies.count(body)) forces.emplace_back(body, i);
+    }
+  if (joints.empty() && forces.empty() && bases.empty()) return Json::object();
+
+  // Two passes: count the rows, then keep the last row of each run of `stride` (memory grows
+  // with the points plotted, not with the file).
+  const std::streampos data_start = in.tellg();
+  std::size_t num_rows = 0;
+  while (std::getline(in, line))
+    if (!line.empty() && line != "\r") ++num_rows;
+  const std::size_t stride = num_rows > max_points ? (num_rows + max_points - 1) / max_points : 1;
+  in.clear();
+  in.seekg(data_start);
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::size_t> kept;
+  for (std::size_t i = 0; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    if (i % stride == stride - 1 || i + 1 == num_rows) {
+      std::vector<std::string> fields = split(line);
+      if (fields.size() != header.size()) break;  // a truncated last row: plot what is whole
+      kept.push_back(rows.size());
+      rows.push_back(std::move(fields));
+    }
+    ++i;
+  }
+  auto number = [](const std::string& text) -> Json {
+    char* end = nullptr;
+    const double x = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(x)) return nullptr;
+    return x;
+  };
+  auto series = [&](int c) {
+    Json a = Json::array();
+    for (std::size_t i : kept) a.push_back(c >= 0 ? number(rows[i][c]) : Json(nullptr));
+    return a;
+  };
+  Json out;
+  out["t"] = series(column["t"]);
+  out["stride"] = stride;
+  Json jl = Json::array();
+  for (const Wanted& w : joints)
+    jl.push_back({{"name", w.name}, {"q", series(w.q)}, {"v", series(w.v)}, {"tau", w.tau >= 0 ? series(w.tau) : Json(nullptr)}});
+  out["joints"] = std::move(jl);
+  Json fl = Json::array();
+  for (const auto& [name, c] : forces) fl.push_back({{"name", name}, {"data", series(c)}});
+  out["contact_fz"] = std::move(fl);
+  Json bl = Json::array();
+  for (const Base& b : bases) {
+    Json z = Json::array(), roll = Json::array(), pitch = Json::array(), yaw = Json::array();
+    for (std::size_t i : kept) {
+      const Json qw = number(rows[i][b.qw]), qx = number(rows[i][b.qx]), qy = number(rows[i][b.qy]), qz = number(rows[i][b.qz]);
+      z.push_back(number(rows[i][b.z]));
+      if (qw.is_null() || qx.is_null() || qy.is_null() || qz.is_null()) {
+        roll.push_back(nullptr), pitch.push_back(nullptr), yaw.push_back(nullptr);
+        continue;
+      }
+      const math::Quaternion quat(qw.get<double>(), qx.get<double>(), qy.get<double>(), qz.get<double>());
+      const math::Vector3 rpy = math::rpy_from_rotation(quat.normalized().toRotationMatrix());
+      roll.push_back(rpy.x()), pitch.push_back(rpy.y()), yaw.push_back(rpy.z());
+    }
+    bl.push_back({{"name", b.name}, {"z", z}, {"roll", roll}, {"pitch", pitch}, {"yaw", yaw}});
+  }
+  out["bases"] = std::move(bl);
+  return out;
+}
+
 }  // namespace
 
 std::string report_html(const std::string& directory, const ReportOptions& options) {
@@ -171,6 +296,7 @@ std::string report_html(const std::string& directory, const ReportOptions& optio
   s["failure_times"] = std::move(failure_times);
   s["extra"] = std::move(extra);
   j["steps"] = std::move(s);
+  j["robot"] = read_robot_series(dir / "trajectory.csv", stats, max_points);
 
   std::string data = j.dump(-1, ' ', false, Json::error_handler_t::replace);
   // Inside <script>, "</script" or "<!--" in a name would end or confuse the element: every '<'

@@ -200,7 +200,7 @@ async function checkReplay(browser, dir, label, screenshot, expect = {}) {
   await page.close();
 }
 
-async function checkReport(browser, dir, label, screenshot) {
+async function checkReport(browser, dir, label, screenshot, options = {}) {
   rmSync(join(dir, 'report.html'), { force: true });
   execFileSync(coulomb, ['report', dir, '-q'], { stdio: 'inherit' });
   check(existsSync(join(dir, 'report.html')), `${label}: coulomb report regenerates report.html`);
@@ -214,12 +214,23 @@ async function checkReport(browser, dir, label, screenshot) {
     return;
   }
   const r = await page.evaluate(() => ({ ...window.coulombReport, canvases: document.querySelectorAll('.plot canvas').length,
-    cards: document.querySelectorAll('#summary .card').length, text: document.getElementById('summary').textContent }));
+    cards: document.querySelectorAll('#summary .card').length, text: document.getElementById('summary').textContent,
+    // Tick labels of a small linear range (the slip plot's 1e-5 m/s) are told apart, not all "0".
+    smallTicks: window.coulombReport.linearTicks(null, [0, 2e-5, 4e-5, 6e-5]),
+    unitTicks: window.coulombReport.linearTicks(null, [0.1, 0.15, 0.2]),
+    // No summary value wraps onto a second line.
+    wrapped: [...document.querySelectorAll('#summary .card .v')].filter((v) => v.getClientRects().length > 1 ||
+      v.scrollWidth > v.clientWidth + 1).map((v) => v.textContent) }));
   const rows = readFileSync(join(dir, 'steps.csv'), 'utf8').trim().split('\n').length - 1;
   check(!r.error, `${label}: report shows without error${r.error ? ` (${r.error})` : ''}`);
   check(r.numPlots >= 6 && r.canvases >= r.numPlots, `${label}: ${r.numPlots} plots (6 + one per further steps.csv column), ${r.canvases} canvases`);
   check(r.numPoints === rows, `${label}: plots have ${r.numPoints} points for ${rows} steps.csv rows`);
   check(r.cards >= 10 && r.text.includes('real-time factor'), `${label}: stats.json summary at the top (${r.cards} entries)`);
+  check(new Set(r.smallTicks).size === 4 && !r.smallTicks.slice(1).includes('0'), `${label}: small tick labels differ (${r.smallTicks.join(' ')})`);
+  check(JSON.stringify(r.unitTicks) === JSON.stringify(['0.10', '0.15', '0.20']), `${label}: tick labels ${r.unitTicks.join(' ')}`);
+  check(r.wrapped.length === 0, `${label}: no summary value is cut or wrapped (${r.wrapped.join(' | ')})`);
+  if (options.robotPlots)
+    check(r.numRobotPlots >= options.robotPlots, `${label}: ${r.numRobotPlots} robot plots (joints q, v, tau, contact forces, base height, orientation)`);
   if (screenshot) {
     await page.screenshot({ path: screenshot });
     console.log(`     screenshot ${screenshot}`);
@@ -246,7 +257,7 @@ try {
     await checkReplay(browser, def, 'default scene', shot('replay_default.png'), { contacts: true });
     const a1 = simulate('a1_stand', ['examples/scenes/a1_stand.yaml', '--duration', '1']);
     await checkReplay(browser, a1, 'a1_stand', shot('replay_a1.png'), { contacts: true });
-    await checkReport(browser, def, 'default report', shot('report.png'));
+    await checkReport(browser, def, 'default report', shot('report.png'), { robotPlots: 6 });
   } else {
     const clutter = simulate('clutter', ['examples/scenes/clutter.yaml', '--duration', '10']);
     await checkReplay(browser, clutter, 'clutter 10 s', undefined, { contacts: true, maxBytes: 5e6 });

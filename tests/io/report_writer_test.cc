@@ -3,6 +3,7 @@
 // missing or malformed files are errors naming the file.
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -77,6 +78,41 @@ TEST_F(ReportWriterTest, EmbedsEveryStepAndTheSummary) {
   EXPECT_EQ(data()["replay"], "replay.html");
   EXPECT_GT(write_report(dir_.string()), 50000u);  // the page carries uPlot
   EXPECT_TRUE(fs::exists(dir_ / "report.html"));
+}
+
+// The robot's series from trajectory.csv: joints of stats.json's robots (q, v, tau), contact
+// forces on the robot's bodies only, and the floating base's height and roll/pitch/yaw from
+// its quaternion (a yaw of 0.3 rad about z); long files keep one row per stride.
+TEST_F(ReportWriterTest, RobotSeriesFromTheTrajectory) {
+  write_steps(50);
+  std::ofstream(dir_ / "stats.json") << R"({"steps": 50, "time_step_s": 0.01, "scene": "s", "robots": [{"name": "r",
+      "floating": true, "base": "base", "joints": ["hip"], "actuated": ["hip"], "bodies": ["base", "leg"]}]})";
+  {
+    std::ofstream t(dir_ / "trajectory.csv");
+    t << "t,base.z,base.qw,base.qx,base.qy,base.qz,hip.q,hip.v,hip.tau,leg.contact_fz,box.contact_fz\n";
+    for (int i = 0; i <= 100; ++i)
+      t << 0.01 * i << ",0.3," << std::cos(0.15) << ",0,0," << std::sin(0.15) << ',' << 0.001 * i << ",0.1," << 2.0 * i
+        << ",50,7\n";
+  }
+  ReportOptions options;
+  options.max_points = 20;
+  const nlohmann::json r = data(options)["robot"];
+  ASSERT_TRUE(r.contains("t"));
+  EXPECT_EQ(r["stride"], 6);            // 101 rows → ⌈101/20⌉
+  EXPECT_EQ(r["t"].size(), 17u);        // rows 5, 11, …, 95 and the last one
+  EXPECT_DOUBLE_EQ(r["t"].back().get<double>(), 1.0);
+  ASSERT_EQ(r["joints"].size(), 1u);
+  EXPECT_EQ(r["joints"][0]["name"], "hip");
+  EXPECT_DOUBLE_EQ(r["joints"][0]["tau"][0].get<double>(), 10.0);  // row 5
+  ASSERT_EQ(r["contact_fz"].size(), 1u);  // the robot's leg, not the box
+  EXPECT_EQ(r["contact_fz"][0]["name"], "leg");
+  ASSERT_EQ(r["bases"].size(), 1u);
+  EXPECT_NEAR(r["bases"][0]["yaw"][3].get<double>(), 0.3, 1e-6);  // the file has 6 digits
+  EXPECT_NEAR(r["bases"][0]["roll"][3].get<double>(), 0.0, 1e-12);
+  EXPECT_DOUBLE_EQ(r["bases"][0]["z"][3].get<double>(), 0.3);
+  // No trajectory.csv: no robot plots, the report still works.
+  fs::remove(dir_ / "trajectory.csv");
+  EXPECT_FALSE(data()["robot"].contains("t"));
 }
 
 TEST_F(ReportWriterTest, MergesLongRunsIntoBucketsKeepingTheLargestValue) {

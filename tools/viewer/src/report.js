@@ -51,6 +51,21 @@ function summary(stats) {
   add('failed SAP solves', fmt(failures), failures > 0);
 }
 
+// Tick labels of a linear axis: enough digits to tell neighbouring ticks apart, exponent form
+// for very small or large magnitudes (uPlot's default printed every tick of a 1e-5 range as "0").
+function linearTicks(u, splits) {
+  const finite = splits.filter((v) => v != null && Number.isFinite(v));
+  if (finite.length === 0) return splits.map(() => '');
+  const step = finite.length > 1 ? Math.abs(finite[1] - finite[0]) : Math.abs(finite[0]) || 1;
+  const big = Math.max(...finite.map(Math.abs));
+  if (big !== 0 && (big < 1e-3 || big >= 1e6)) {
+    const digits = Math.max(0, Math.min(6, Math.ceil(Math.log10(big / step))));
+    return splits.map((v) => (v == null ? '' : v === 0 ? '0' : v.toExponential(digits)));
+  }
+  const decimals = Math.max(0, Math.min(10, -Math.floor(Math.log10(step) + 1e-9)));
+  return splits.map((v) => (v == null ? '' : v.toFixed(decimals)));
+}
+
 const isPowerOfTen = (v) => v > 0 && Math.abs(Math.log10(v) - Math.round(Math.log10(v))) < 1e-6;
 const decades = (u, splits) => splits.map((v) => (isPowerOfTen(v) ? v : null));
 
@@ -62,7 +77,8 @@ function makePlot(container, title, what, t, series, options = {}) {
   box.append(h, p);
   container.append(box);
   const width = Math.max(300, box.clientWidth - 20);
-  const colors = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd'];
+  const colors = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22',
+    '#17becf', '#393b79', '#637939'];
   const opts = {
     width, height: 230,
     scales: { x: { time: false }, y: options.log ? { distr: 3 } : {} },
@@ -72,7 +88,7 @@ function makePlot(container, title, what, t, series, options = {}) {
       filter: options.log ? decades : undefined,
       grid: options.log ? { filter: decades } : {},
       ticks: options.log ? { filter: decades } : {},
-      values: options.log ? (u, splits) => splits.map((v) => (v != null && isPowerOfTen(v) ? v.toExponential(0) : '')) : undefined,
+      values: options.log ? (u, splits) => splits.map((v) => (v != null && isPowerOfTen(v) ? v.toExponential(0) : '')) : linearTicks,
     }],
     legend: { live: true },
     cursor: { drag: { x: true, y: false } },
@@ -85,6 +101,41 @@ function makePlot(container, title, what, t, series, options = {}) {
   };
   const plot = new uPlot(opts, [t, ...series.map((s) => s.data)], box);
   return plot;
+}
+
+// The robot, from trajectory.csv (RobotSeries in src/io/report_writer.cc): joint positions,
+// velocities and torques (one series per joint), contact forces per body, base height and
+// orientation. Missing columns are skipped (folders from older runs still open).
+function robotPlots(robot) {
+  if (!robot.t || robot.t.length === 0) return [];
+  const container = $('robot-plots');
+  $('robot-title').style.display = '';
+  const t = robot.t;
+  const out = [];
+  const joints = robot.joints || [];
+  const short = (name) => name.replace(/_joint$/, '');
+  if (joints.length) {
+    out.push(makePlot(container, 'Joint positions', 'q of every 1-dof joint (trajectory.csv J.q)', t,
+      joints.map((j) => ({ label: short(j.name), data: j.q })), { unit: 'rad or m' }));
+    out.push(makePlot(container, 'Joint velocities', 'v of every 1-dof joint (trajectory.csv J.v)', t,
+      joints.map((j) => ({ label: short(j.name), data: j.v })), { unit: 'rad/s or m/s' }));
+    const actuated = joints.filter((j) => j.tau);
+    if (actuated.length)
+      out.push(makePlot(container, 'Joint torques', 'force each actuator applied over the step, after its effort limit (J.tau)', t,
+        actuated.map((j) => ({ label: short(j.name), data: j.tau })), { unit: 'N m or N' }));
+  }
+  const forces = (robot.contact_fz || []).filter((f) => f.data.some((x) => x != null && x !== 0));
+  if (forces.length)
+    out.push(makePlot(container, 'Contact forces', 'net vertical contact force on each of the robot\u2019s bodies that touches something (B.contact_fz, world z)', t,
+      forces.slice(0, 12).map((f) => ({ label: f.name, data: f.data })), { unit: 'N' }));
+  for (const b of robot.bases || []) {
+    out.push(makePlot(container, `Base height (${b.name})`, 'height of the floating base\u2019s origin', t,
+      [{ label: 'z [m]', data: b.z }], { unit: 'm' }));
+    out.push(makePlot(container, `Base orientation (${b.name})`, 'roll, pitch, yaw of the floating base (R = Rz Ry Rx)', t,
+      [{ label: 'roll', data: b.roll }, { label: 'pitch', data: b.pitch }, { label: 'yaw', data: b.yaw }], { unit: 'rad' }));
+  }
+  window.coulombReport.numRobotPlots = out.length;
+  return out;
 }
 
 function main() {
@@ -138,6 +189,7 @@ function main() {
     ...(steps.extra || []).map((e) => makePlot(plots, e.name, `steps.csv column ${e.name}`, t,
       [{ label: e.name, data: e.data }])),
   ];
+  charts.push(...robotPlots(data.robot || {}));
   let resizeTimer = 0;
   window.addEventListener('resize', () => {
     clearTimeout(resizeTimer);
@@ -150,7 +202,7 @@ function main() {
   window.coulombReport.ready = true;
 }
 
-window.coulombReport = { ready: false };
+window.coulombReport = { ready: false, linearTicks };
 try {
   main();
 } catch (e) {
