@@ -71,4 +71,13 @@ double delassus_scalar(const Eigen::Ref<const Eigen::MatrixXd>& W_ii) {
   return W_ii.norm() / kDelassusNormDivisor;
 }
 
+Eigen::MatrixXd unit_jacobian_row(int tree_nv, int dof, const char* constraint) {
+  if (dof < 0 || dof >= tree_nv)
+    throw std::invalid_argument(std::string(constraint) + " constraint: dof " + std::to_string(dof) + " out of range [0, " +
+                                std::to_string(tree_nv) + ")");
+  Eigen::MatrixXd J = Eigen::MatrixXd::Zero(1, tree_nv);
+  J(0, dof) = 1.0;
+  return J;
+}
+
 }  // namespace coulomb::solvers::sap

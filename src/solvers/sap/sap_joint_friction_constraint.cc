@@ -6,17 +6,9 @@
 
 namespace coulomb::solvers::sap {
 
-namespace {
-Eigen::MatrixXd joint_row(int tree_nv, int dof) {
-  if (dof < 0 || dof >= tree_nv) throw std::invalid_argument("joint friction constraint: dof out of range");
-  Eigen::MatrixXd J = Eigen::MatrixXd::Zero(1, tree_nv);
-  J(0, dof) = 1.0;
-  return J;
-}
-}  // namespace
 
 SapJointFrictionConstraint::SapJointFrictionConstraint(int tree, int tree_nv, int dof, const JointFrictionParameters& p)
-    : SapConstraint(1, tree, joint_row(tree_nv, dof)) {
+    : SapConstraint(1, tree, unit_jacobian_row(tree_nv, dof, "joint friction")) {
   reset(p);
 }
 

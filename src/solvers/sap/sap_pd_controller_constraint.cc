@@ -6,18 +6,10 @@
 
 namespace coulomb::solvers::sap {
 
-namespace {
-Eigen::MatrixXd unit_row(int tree_nv, int dof) {
-  if (dof < 0 || dof >= tree_nv) throw std::invalid_argument("PD controller constraint: dof out of range");
-  Eigen::MatrixXd J = Eigen::MatrixXd::Zero(1, tree_nv);
-  J(0, dof) = 1.0;
-  return J;
-}
-}  // namespace
 
 SapPdControllerConstraint::SapPdControllerConstraint(int tree, int tree_nv, int dof, double q0,
                                                      const PdControllerParameters& p)
-    : SapConstraint(1, tree, unit_row(tree_nv, dof)) {
+    : SapConstraint(1, tree, unit_jacobian_row(tree_nv, dof, "PD controller")) {
   reset(q0, p);
 }
 

@@ -66,6 +66,10 @@ class SapConstraint {
   Eigen::MatrixXd J_first_, J_second_;
 };
 
+/// The 1 × n_t Jacobian row of a constraint on one coordinate: e_dof (joint friction, PD
+/// actuators). Throws std::invalid_argument naming `constraint` when dof ∉ [0, n_t).
+Eigen::MatrixXd unit_jacobian_row(int tree_nv, int dof, const char* constraint);
+
 /// Parameters of the near-rigid regime (Castro et al. §V-B, Eq. 29–31).
 struct SapRegularization {
   double beta = 1.0;    ///< near-rigid parameter β: contact period T_n = β δt
