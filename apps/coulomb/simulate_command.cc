@@ -94,11 +94,8 @@ int run_simulate(const SimulateOptions& o) {
     throw UsageError("--output-rate must be a finite number > 0 Hz, got " + std::to_string(*o.output_rate));
   if (o.rel_tolerance && !(*o.rel_tolerance > 0.0 && *o.rel_tolerance < 1.0))
     throw UsageError("--rel-tolerance must be in (0, 1), got " + std::to_string(*o.rel_tolerance));
-  if (!o.solver.empty() && o.solver != "sap") {
-    if (o.solver == "lstable")
-      throw UsageError("--solver lstable: the L-stable first-order solver is planned but not built yet; use sap");
-    throw UsageError("--solver: unknown solver '" + o.solver + "' (sap; lstable is planned)");
-  }
+  if (!o.solver.empty() && o.solver != "sap" && o.solver != "lstable")
+    throw UsageError("--solver: unknown solver '" + o.solver + "' (sap, lstable)");
   std::optional<simulation::Integrator> integrator;
   if (!o.integrator.empty()) {
     try {
@@ -120,10 +117,10 @@ int run_simulate(const SimulateOptions& o) {
   print_warnings_and_notes(scene.warnings, scene.notes, "stats.json");
 
   const std::string solver = o.solver.empty() ? scene.solver : o.solver;
-  if (solver == "lstable")
-    throw std::invalid_argument(scene_name + ": solver: lstable, the L-stable first-order solver, is not built yet; use sap");
-  if (solver != "sap") throw std::invalid_argument(scene_name + ": solver: unknown solver '" + solver + "' (sap)");
+  if (solver != "sap" && solver != "lstable")
+    throw std::invalid_argument(scene_name + ": solver: unknown solver '" + solver + "' (sap, lstable)");
   simulation::SimulatorParameters params;
+  params.solver = simulation::parse_solver(solver);
   params.time_step = o.time_step.value_or(scene.time_step);
   params.integrator = integrator ? *integrator : simulation::parse_integrator(scene.integrator);
   if (approximation) scene.contact.approximation = *approximation;
@@ -276,7 +273,7 @@ Command add_simulate_command(CLI::App& app) {
   sub->add_option("-o,--output", options->output, "Output folder (created if missing)")->capture_default_str();
   sub->add_option("--duration", options->duration, "Simulated time [s] (default: the scene's duration)");
   sub->add_option("--time-step", options->time_step, "Time step dt [s] (default: the scene's time_step)");
-  sub->add_option("--solver", options->solver, "Contact solver: sap (default from the scene) | lstable (not yet available)");
+  sub->add_option("--solver", options->solver, "Contact solver: sap (Castro et al., the default) | lstable (Drumwright's L-stable first-order solver: one linear solve or convex QP/SOCP per step, no Newton iterations); overrides the scene's solver:");
   sub->add_option("--integrator", options->integrator,
                   "implicit-euler | symplectic-euler | midpoint (default: the scene's integrator)");
   sub->add_option("--contact-approximation", options->contact_approximation,

@@ -32,6 +32,14 @@ const char* to_string(Integrator integrator) {
   return "unknown";
 }
 
+const char* to_string(Solver solver) { return solver == Solver::kSap ? "sap" : "lstable"; }
+
+Solver parse_solver(const std::string& name) {
+  if (name == "sap") return Solver::kSap;
+  if (name == "lstable") return Solver::kLStable;
+  throw std::invalid_argument("unknown solver '" + name + "' (sap, lstable)");
+}
+
 Integrator parse_integrator(const std::string& name) {
   if (name == "implicit-euler") return Integrator::kImplicitEuler;
   if (name == "symplectic-euler") return Integrator::kSymplecticEuler;
@@ -63,6 +71,7 @@ Simulator::Simulator(scene::Scene scene, SimulatorParameters parameters)
       theta_(theta_of(parameters.integrator)),
       world_(scene_.model, scene_.geometries, scene_.collision),
       ws_(scene_.model),
+      lstable_(parameters.lstable),
       solver_(parameters.sap) {
   const multibody::Model& model = scene_.model;
   if (!(parameters_.time_step > 0.0) || !std::isfinite(parameters_.time_step))
@@ -113,9 +122,6 @@ Simulator::Simulator(scene::Scene scene, SimulatorParameters parameters)
     commands_.kd[i] = a.kd;
   }
   check_commands(commands_);
-  pd_pool_.resize(na);
-  coupler_pool_.resize(scene_.couplers.size());
-  friction_pool_.resize(scene_.joint_frictions.size());
   for (const scene::Coupler& c : scene_.couplers)
     if (c.v_index < 0 || c.v_index >= model.nv() || c.leader_v_index < 0 || c.leader_v_index >= model.nv() ||
         c.v_index == c.leader_v_index || tree_of_velocity_[c.v_index] != tree_of_velocity_[c.leader_v_index])
@@ -124,9 +130,6 @@ Simulator::Simulator(scene::Scene scene, SimulatorParameters parameters)
     if (f.v_index < 0 || f.v_index >= model.nv() || !(f.friction >= 0.0) || !std::isfinite(f.friction))
       throw std::invalid_argument("simulator: joint friction on '" + f.joint + "' is invalid (friction " +
                                   std::to_string(f.friction) + ")");
-  actuator_constraint_.assign(na, -1);
-  limit_pool_.resize(model.nv());
-  limit_constraint_.assign(model.nv(), -1);
   results_.contact_wrenches.assign(model.num_bodies(), math::SpatialForce::Zero());
   results_.generalized_contact_forces = Eigen::VectorXd::Zero(model.nv());
   results_.actuator_forces = Eigen::VectorXd::Zero(na);
@@ -452,6 +455,8 @@ const StepStats& Simulator::step() {
   applied_forces();  // with the kinematics of q₀ still in ws_
 
   if (nv == 0) {
+    constraint_set_.clear();
+    solved_ = false;
     state_.time += dt;
     stats.time = state_.time;
     ++step_count_;
@@ -463,151 +468,42 @@ const StepStats& Simulator::step() {
   Eigen::VectorXd& v_star = v_star_;
   free_motion(q0, v0, v_star);
 
-  // 2. Contact problem.
-  // The problem and the constraints are recycled from step to step (no allocation once the
+  // 2. Constraints: the step's solver-neutral description (constraints/constraint_set.h), then
+  // the solver's own problem. Both are recycled from step to step (no allocation once the
   // number of contacts has peaked).
-  sap::SapProblem& problem = problem_;
-  problem.reset(dt, A_blocks_, v_star);
-  // Frictional contacts: the Jacobian blocks of contact i come consecutively, in tree order.
-  // SAP's friction cone (approximation sap) or the Hunt–Crossley constraint (similar, lagged;
-  // docs/contact.md "Contact approximations"), which needs the step-start normal velocity
-  // v_n0 = (J v₀)_n of each contact.
-  std::vector<int>& first_constraint_of_contact = first_constraint_of_contact_;
-  first_constraint_of_contact.assign(contacts_.size(), -1);
-  const contact::ContactApproximation approximation = scene_.contact.approximation;
-  const bool hunt_crossley = approximation != contact::ContactApproximation::kSap;
-  size_t num_cones = 0, num_hunt_crossley = 0;
-  for (size_t k = 0; k < Jc_.blocks.size();) {
-    const contact::ContactJacobian::Block& b0 = Jc_.blocks[k];
-    const contact::Contact& c = contacts_.contacts[b0.contact];
-    const bool two_trees = k + 1 < Jc_.blocks.size() && Jc_.blocks[k + 1].contact == b0.contact;
-    const contact::ContactJacobian::Block& b1 = two_trees ? Jc_.blocks[k + 1] : b0;
-    const int t0 = tree_of_root_[b0.tree];
-    // Position prediction of the integrator: φ₁ = φ₀ + δt (θ_vq v_n + (1 − θ_vq) v_n0).
-    double vn0 = b0.J.row(2).dot(v0.segment(b0.v_start, b0.J.cols()));
-    if (two_trees) vn0 += b1.J.row(2).dot(v0.segment(b1.v_start, b1.J.cols()));
-    sap::SapConstraint* constraint = nullptr;
-    if (hunt_crossley) {
-      sap::HuntCrossleyParameters p;
-      p.mu = c.material.mu;
-      p.stiffness = c.material.stiffness;
-      p.dissipation = c.material.hunt_crossley_dissipation;
-      p.stiction_tolerance = c.material.stiction_tolerance;
-      p.sigma = parameters_.regularization.sigma;
-      p.phi0 = c.phi;
-      p.vn0 = vn0;
-      p.approximation = approximation;
-      p.theta_vq = theta_.theta_vq;
-      if (num_hunt_crossley == hunt_crossley_pool_.size())
-        hunt_crossley_pool_.push_back(std::make_unique<sap::SapHuntCrossleyConstraint>(p, t0, b0.J));
-      sap::SapHuntCrossleyConstraint& hc = *hunt_crossley_pool_[num_hunt_crossley++];
-      if (two_trees) hc.reset(p, t0, b0.J, tree_of_root_[b1.tree], b1.J);
-      else hc.reset(p, t0, b0.J);
-      constraint = &hc;
-    } else {
-      sap::FrictionConeParameters p;
-      p.mu = c.material.mu;
-      p.stiffness = c.material.stiffness;
-      p.dissipation_time = c.material.dissipation_time;
-      p.phi0 = c.phi;
-      p.regularization = parameters_.regularization;
-      p.theta_vq = theta_.theta_vq;
-      p.vn0 = vn0;
-      if (num_cones == cone_pool_.size())
-        cone_pool_.push_back(std::make_unique<sap::SapFrictionConeConstraint>(p, t0, b0.J));
-      sap::SapFrictionConeConstraint& cone = *cone_pool_[num_cones++];
-      if (two_trees) cone.reset(p, t0, b0.J, tree_of_root_[b1.tree], b1.J);
-      else cone.reset(p, t0, b0.J);
-      constraint = &cone;
-    }
-    k += two_trees ? 2 : 1;
-    first_constraint_of_contact[b0.contact] = problem.add_constraint(constraint);
-  }
-  // Joint limits on 1-dof joints (one recycled constraint per limited velocity).
-  std::fill(limit_constraint_.begin(), limit_constraint_.end(), -1);
-  if (parameters_.joint_limits) {
-    for (int b = 1; b < model.num_bodies(); ++b) {
-      const multibody::Joint& j = model.body(b).joint;
-      if (j.nv != 1 || !(j.limits.lower < j.limits.upper)) continue;
-      if (!std::isfinite(j.limits.lower) && !std::isfinite(j.limits.upper)) continue;
-      const int t = tree_of_velocity_[j.v_index];
-      sap::LimitParameters lp;
-      lp.lower = j.limits.lower;
-      lp.upper = j.limits.upper;
-      lp.regularization = parameters_.limit_regularization;
-      lp.theta_vq = theta_.theta_vq;  // position prediction of the integrator
-      lp.v0 = v0[j.v_index];
-      std::unique_ptr<sap::SapLimitConstraint>& limit = limit_pool_[j.v_index];
-      if (!limit)
-        limit = std::make_unique<sap::SapLimitConstraint>(t, trees_[t].nv, local_of_velocity_[j.v_index], q0[j.q_index], lp);
-      else
-        limit->reset(q0[j.q_index], lp);
-      limit_constraint_[j.v_index] = problem.add_constraint(limit.get());
-    }
-  }
-  // Couplers (URDF <mimic>): q_follower = ρ q_leader + offset, near-rigid, with the
-  // integrator's position prediction.
-  for (size_t i = 0; i < scene_.couplers.size(); ++i) {
-    const scene::Coupler& c = scene_.couplers[i];
-    const int t = tree_of_velocity_[c.v_index];
-    sap::CouplerParameters cp;
-    cp.gear_ratio = c.gear_ratio;
-    cp.offset = c.offset;
-    cp.regularization = parameters_.regularization;  // β = 1 (with the limits' 0.1 a coupled pair of fingers on their limits overshoots more under midpoint)
-    cp.theta_vq = theta_.theta_vq;
-    cp.vc0 = v0[c.v_index] - c.gear_ratio * v0[c.leader_v_index];
-    std::unique_ptr<sap::SapCouplerConstraint>& coupler = coupler_pool_[i];
-    if (!coupler)
-      coupler = std::make_unique<sap::SapCouplerConstraint>(t, trees_[t].nv, local_of_velocity_[c.v_index],
-                                                            local_of_velocity_[c.leader_v_index], q0[c.q_index],
-                                                            q0[c.leader_q_index], cp);
-    else
-      coupler->reset(q0[c.q_index], q0[c.leader_q_index], cp);
-    problem.add_constraint(coupler.get());
-  }
-  // Joint dry friction (URDF <dynamics friction>): the friction cone in one dimension.
-  for (size_t i = 0; i < scene_.joint_frictions.size(); ++i) {
-    const scene::JointFriction& f = scene_.joint_frictions[i];
-    const int t = tree_of_velocity_[f.v_index];
-    sap::JointFrictionParameters fp;
-    fp.friction = f.friction;
-    fp.sigma = parameters_.regularization.sigma;
-    std::unique_ptr<sap::SapJointFrictionConstraint>& friction = friction_pool_[i];
-    if (!friction)
-      friction = std::make_unique<sap::SapJointFrictionConstraint>(t, trees_[t].nv, local_of_velocity_[f.v_index], fp);
-    else
-      friction->reset(fp);
-    problem.add_constraint(friction.get());
-  }
-  // Actuators with PD gains: the implicit PD with the feed-forward inside the effort limit.
-  for (int i = 0; i < num_actuators(); ++i) {
-    actuator_constraint_[i] = -1;
-    if (!(commands_.kp[i] > 0.0 || commands_.kd[i] > 0.0)) continue;  // pure force: in applied_forces()
-    const scene::Actuator& a = scene_.actuators[i];
-    const int t = tree_of_velocity_[a.v_index];
-    sap::PdControllerParameters pd{commands_.kp[i], commands_.kd[i], commands_.q_target[i], commands_.v_target[i],
-                                   a.effort_limit};
-    pd.theta_vq = theta_.theta_vq;  // position prediction of the integrator
-    pd.v0 = v0[a.v_index];
-    pd.feedforward = commands_.actuation[i];
-    std::unique_ptr<sap::SapPdControllerConstraint>& c = pd_pool_[i];
-    if (!c)
-      c = std::make_unique<sap::SapPdControllerConstraint>(t, trees_[t].nv, local_of_velocity_[a.v_index], q0[a.q_index], pd);
-    else
-      c->reset(q0[a.q_index], pd);
-    actuator_constraint_[i] = problem.add_constraint(c.get());
-  }
-
+  build_constraint_set(q0, v0);
   Eigen::VectorXd& v = v_thvq_;  // v, then v^{θ_vq} below
   v = v_star;
-  if (problem.num_constraints() > 0) {
-    solver_.solve(problem, v0, solver_results_);
-    const sap::SapSolverResults& r = solver_results_;
-    stats.status = r.status;
-    stats.solver_iterations = r.iterations;
-    stats.line_search_iterations = r.line_search_iterations;
-    stats.momentum_error = r.momentum_error;
-    v = r.v;
+  solved_ = constraint_set_.size() > 0;
+  if (parameters_.solver == Solver::kLStable) {
+    // Drumwright's first-order solver: one linear solve or one convex QP/SOCP.
+    if (solved_) {
+      const solvers::lstable::LStableResults& r = lstable_.solve(constraint_set_, A_blocks_, v_star);
+      switch (r.status) {
+        case solvers::lstable::LStableStatus::kSuccess: stats.status = sap::SapSolverStatus::kSuccess; break;
+        case solvers::lstable::LStableStatus::kQpNotConverged: stats.status = sap::SapSolverStatus::kMaxIterations; break;
+        default: stats.status = sap::SapSolverStatus::kLinearSolverFailure; break;
+      }
+      stats.solver_iterations = r.qp_iterations;
+      v = r.v;
+    }
+  } else {
+    sap::SapProblem& problem = problem_;
+    problem.reset(dt, A_blocks_, v_star);
+    sap::SapBuildParameters build;
+    build.approximation = scene_.contact.approximation;
+    build.regularization = parameters_.regularization;
+    build.limit_regularization = parameters_.limit_regularization;
+    sap_builder_.build(constraint_set_, build, problem);
+    if (solved_) {
+      solver_.solve(problem, v0, solver_results_);
+      const sap::SapSolverResults& r = solver_results_;
+      stats.status = r.status;
+      stats.solver_iterations = r.iterations;
+      stats.line_search_iterations = r.line_search_iterations;
+      stats.momentum_error = r.momentum_error;
+      v = r.v;
+    }
   }
   fill_results();
 
@@ -625,15 +521,102 @@ const StepStats& Simulator::step() {
   return stats;
 }
 
+// The step's ConstraintSet at (q₀, v₀): contacts (with their Jacobian blocks Jc_), limits of
+// 1-dof joints, couplers, joint friction, and the actuators with PD gains (pure-force actuators
+// are applied forces, see applied_forces()).
+void Simulator::build_constraint_set(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0) {
+  const multibody::Model& model = scene_.model;
+  constraints::ConstraintSet& set = constraint_set_;
+  set.clear();
+  set.time_step = parameters_.time_step;
+  set.theta_vq = theta_.theta_vq;
+  set.nv = model.nv();
+  set.trees = trees_;
+  constraints::add_contacts(contacts_, Jc_, tree_of_root_, v0, set);
+  if (parameters_.joint_limits) {
+    for (int b = 1; b < model.num_bodies(); ++b) {
+      const multibody::Joint& j = model.body(b).joint;
+      if (j.nv != 1 || !(j.limits.lower < j.limits.upper)) continue;
+      if (!std::isfinite(j.limits.lower) && !std::isfinite(j.limits.upper)) continue;
+      constraints::JointLimitConstraint& l = set.limits.add();
+      l.body = b;
+      l.v_index = j.v_index;
+      l.q_index = j.q_index;
+      l.tree = tree_of_velocity_[j.v_index];
+      l.local = local_of_velocity_[j.v_index];
+      l.q0 = q0[j.q_index];
+      l.v0 = v0[j.v_index];
+      l.lower = j.limits.lower;
+      l.upper = j.limits.upper;
+    }
+  }
+  for (size_t i = 0; i < scene_.couplers.size(); ++i) {
+    const scene::Coupler& c = scene_.couplers[i];
+    constraints::CouplerConstraint& cc = set.couplers.add();
+    cc.coupler = static_cast<int>(i);
+    cc.tree = tree_of_velocity_[c.v_index];
+    cc.local = local_of_velocity_[c.v_index];
+    cc.leader_local = local_of_velocity_[c.leader_v_index];
+    cc.v_index = c.v_index;
+    cc.leader_v_index = c.leader_v_index;
+    cc.q0 = q0[c.q_index];
+    cc.leader_q0 = q0[c.leader_q_index];
+    cc.vc0 = v0[c.v_index] - c.gear_ratio * v0[c.leader_v_index];
+    cc.gear_ratio = c.gear_ratio;
+    cc.offset = c.offset;
+  }
+  for (size_t i = 0; i < scene_.joint_frictions.size(); ++i) {
+    const scene::JointFriction& f = scene_.joint_frictions[i];
+    constraints::JointFrictionConstraint& jf = set.joint_frictions.add();
+    jf.index = static_cast<int>(i);
+    jf.v_index = f.v_index;
+    jf.tree = tree_of_velocity_[f.v_index];
+    jf.local = local_of_velocity_[f.v_index];
+    jf.friction = f.friction;
+    jf.v0 = v0[f.v_index];
+  }
+  for (int i = 0; i < num_actuators(); ++i) {
+    if (!(commands_.kp[i] > 0.0 || commands_.kd[i] > 0.0)) continue;  // pure force: in applied_forces()
+    const scene::Actuator& a = scene_.actuators[i];
+    constraints::PdActuatorConstraint& pd = set.pd_actuators.add();
+    pd.actuator = i;
+    pd.v_index = a.v_index;
+    pd.q_index = a.q_index;
+    pd.tree = tree_of_velocity_[a.v_index];
+    pd.local = local_of_velocity_[a.v_index];
+    pd.q0 = q0[a.q_index];
+    pd.v0 = v0[a.v_index];
+    pd.kp = commands_.kp[i];
+    pd.kd = commands_.kd[i];
+    pd.q_target = commands_.q_target[i];
+    pd.v_target = commands_.v_target[i];
+    pd.feedforward = commands_.actuation[i];
+    pd.effort_limit = a.effort_limit;
+  }
+}
+
 // The step's results from SAP's impulses (docs/simulation-api.md): per contact, per body, per
 // actuator and per limited joint; moments about the body origins at q₀ (p_WBo0_).
 void Simulator::fill_results() {
   const multibody::Model& model = scene_.model;
   const double dt = parameters_.time_step;
-  const bool solved = problem_.num_constraints() > 0 && model.nv() > 0;
-  const sap::SapSolverResults& r = solver_results_;
+  const bool solved = solved_;
   StepResults& out = results_;
+  // The solver's impulses in the ConstraintSet's layout, then per ContactSet entry.
+  if (parameters_.solver == Solver::kLStable) {
+    if (solved) impulses_ = lstable_.results().impulses;
+    else impulses_.resize(constraint_set_);
+  } else {
+    sap_builder_.impulses(constraint_set_, problem_, solved ? &solver_results_ : nullptr, impulses_);
+  }
   contact_impulses_.setZero(3 * contacts_.size());
+  contact_velocities_.setZero(3 * contacts_.size());
+  if (solved)
+    for (size_t k = 0; k < constraint_set_.contacts.size(); ++k) {
+      const int i = constraint_set_.contacts[k].contact;
+      contact_impulses_.segment<3>(3 * i) = impulses_.contacts.segment<3>(3 * k);
+      contact_velocities_.segment<3>(3 * i) = impulses_.contact_velocities.segment<3>(3 * k);
+    }
   out.contacts.resize(contacts_.size());
   for (math::SpatialForce& w : out.contact_wrenches) w = math::SpatialForce::Zero();
   out.generalized_contact_forces.setZero();
@@ -650,15 +633,8 @@ void Simulator::fill_results() {
     cr.p_W = c.p_W;
     cr.n_W = c.n_W;
     cr.phi = c.phi;
-    const int ci = solved ? first_constraint_of_contact_[i] : -1;
-    Eigen::Vector3d gamma = Eigen::Vector3d::Zero();
-    cr.slip_speed = 0.0;
-    if (ci >= 0) {
-      const int row = problem_.row_start(ci);
-      gamma = r.gamma.segment<3>(row);
-      cr.slip_speed = r.vc.segment<2>(row).norm();
-    }
-    contact_impulses_.segment<3>(3 * i) = gamma;
+    const Eigen::Vector3d gamma = contact_impulses_.segment<3>(3 * i);
+    cr.slip_speed = contact_velocities_.segment<2>(3 * i).norm();
     cr.impulse_normal = gamma[2];
     cr.impulse_tangential = gamma.head<2>();
     cr.impulse_W = c.R_WC * gamma;
@@ -689,26 +665,18 @@ void Simulator::fill_results() {
     out.generalized_contact_forces.segment(b.v_start, b.J.cols()).noalias() +=
         b.J.transpose() * (contact_impulses_.segment<3>(3 * b.contact) / dt);
   // Actuators with a PD constraint: γ/δt, saturated when γ sits at ±δt e.
-  for (int i = 0; i < num_actuators(); ++i) {
-    const int ci = actuator_constraint_[i];
-    if (ci < 0 || !solved) continue;
-    const double gamma = r.gamma[problem_.row_start(ci)];
-    out.actuator_forces[i] = gamma / dt;
-    out.actuator_saturated[i] = std::abs(gamma) >= pd_pool_[i]->max_impulse() * (1.0 - 1e-12) ? 1 : 0;
+  for (size_t k = 0; k < constraint_set_.pd_actuators.size(); ++k) {
+    const constraints::PdActuatorConstraint& a = constraint_set_.pd_actuators[k];
+    const double gamma = impulses_.pd_actuators[k];
+    out.actuator_forces[a.actuator] = gamma / dt;
+    out.actuator_saturated[a.actuator] = solved && std::abs(gamma) >= dt * a.effort_limit * (1.0 - 1e-12) ? 1 : 0;
   }
   out.generalized_actuation.setZero();
   for (int i = 0; i < num_actuators(); ++i) out.generalized_actuation[scene_.actuators[i].v_index] += out.actuator_forces[i];
-  // Joint limits: Jᵀγ on the joint's velocity (rows +1 lower, −1 upper).
-  if (solved)
-    for (int k = 0; k < model.nv(); ++k) {
-      const int ci = limit_constraint_[k];
-      if (ci < 0) continue;
-      const sap::SapLimitConstraint& limit = *limit_pool_[k];
-      const int row = problem_.row_start(ci);
-      const Eigen::MatrixXd& J = limit.jacobian(0);
-      for (int rr = 0; rr < limit.num_rows(); ++rr)
-        out.joint_limit_impulses[k] += J(rr, local_of_velocity_[k]) * r.gamma[row + rr];
-    }
+  // Joint limits: the generalized impulse on the joint's velocity.
+  for (size_t k = 0; k < constraint_set_.limits.size(); ++k)
+    out.joint_limit_impulses[constraint_set_.limits[k].v_index] += impulses_.limits[k];
+  (void)model;
 }
 
 }  // namespace coulomb::simulation

@@ -251,7 +251,7 @@ TEST_F(CliTest, OptionValuesOutOfRangeAreUsageErrors) {
       {{"--rel-tolerance", "-1"}, "--rel-tolerance must be in (0, 1)"},
       {{"--rel-tolerance", "1"}, "--rel-tolerance must be in (0, 1)"},
       {{"--contact-approximation", "laged"}, "--contact-approximation"},
-      {{"--solver", "lstable"}, "planned but not built yet"},
+      {{"--solver", "lstabel"}, "--solver: unknown solver 'lstabel' (sap, lstable)"},
       {{"--solver", "pgs"}, "--solver: unknown solver 'pgs'"}};
   for (const auto& [flags, message] : cases) {
     std::vector<std::string> args = {"simulate", scene, "-o", "/nonexistent-dir/never-created", "-q", "--no-html"};

@@ -34,12 +34,9 @@
 #include "coulomb/simulation/run_monitor.h"
 #include "coulomb/simulation/step_results.h"
 #include "coulomb/multibody/workspace.h"
-#include "coulomb/solvers/sap/sap_friction_cone_constraint.h"
-#include "coulomb/solvers/sap/sap_coupler_constraint.h"
-#include "coulomb/solvers/sap/sap_joint_friction_constraint.h"
-#include "coulomb/solvers/sap/sap_hunt_crossley_constraint.h"
-#include "coulomb/solvers/sap/sap_limit_constraint.h"
-#include "coulomb/solvers/sap/sap_pd_controller_constraint.h"
+#include "coulomb/constraints/constraint_set.h"
+#include "coulomb/solvers/lstable/lstable_solver.h"
+#include "coulomb/solvers/sap/sap_constraint_builder.h"
 #include "coulomb/solvers/sap/sap_solver.h"
 
 namespace coulomb::simulation {
@@ -56,9 +53,19 @@ struct Theta {
 };
 Theta theta_of(Integrator integrator);
 
+/// The contact/constraint solver of stage 2: SAP (Castro et al., the default) or Drumwright's
+/// L-stable first-order solver (solvers/lstable).
+enum class Solver { kSap, kLStable };
+/// "sap", "lstable".
+const char* to_string(Solver solver);
+/// Parses the names above; throws std::invalid_argument naming the value otherwise.
+Solver parse_solver(const std::string& name);
+
 struct SimulatorParameters {
   double time_step = 0.01;  ///< δt [s] > 0
   Integrator integrator = Integrator::kImplicitEuler;
+  Solver solver = Solver::kSap;
+  solvers::lstable::LStableParameters lstable;       ///< when solver = kLStable
   solvers::sap::SapSolverParameters sap;            ///< SAP tolerances, line search, linear solver
   solvers::sap::SapRegularization regularization;   ///< β, σ for contacts
   /// Near-rigid β for joint limits (their stiffness is infinite): R = β²w/(4π²), a limit period
@@ -149,6 +156,11 @@ class Simulator {
 
   /// The SAP results of the last step (iterations, histories when parameters().sap.record_history).
   const solvers::sap::SapSolverResults& last_solver_results() const { return solver_results_; }
+  /// The L-stable solver's results of the last step (parameters().solver == kLStable).
+  const solvers::lstable::LStableResults& last_lstable_results() const { return lstable_.results(); }
+  /// The last step's constraints (solver-neutral) and their impulses in the same layout.
+  const constraints::ConstraintSet& constraint_set() const { return constraint_set_; }
+  const constraints::ConstraintImpulses& constraint_impulses() const { return impulses_; }
 
   /// Every warning raised so far (run_monitor.h), in order: at construction (a robot or body
   /// without collision geometry), at the first step (initial overlap deeper than 5 mm), and
@@ -165,6 +177,7 @@ class Simulator {
   void check_commands(const Commands& commands) const;
   void check_wrench(const ExternalWrench& wrench) const;
   void applied_forces();  // tau_applied_: feed-forward of pure-force actuators + external wrenches
+  void build_constraint_set(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0);
   void fill_results();
 
   scene::Scene scene_;
@@ -200,16 +213,12 @@ class Simulator {
   contact::ContactJacobian Jc_;
   Eigen::VectorXd contact_impulses_;
   solvers::sap::SapProblem problem_;  ///< rebuilt in place every step
-  std::vector<std::unique_ptr<solvers::sap::SapFrictionConeConstraint>> cone_pool_;  ///< recycled contact constraints
-  /// Recycled contact constraints of the similar / lagged approximations (scene contact_approximation).
-  std::vector<std::unique_ptr<solvers::sap::SapHuntCrossleyConstraint>> hunt_crossley_pool_;
-  std::vector<int> first_constraint_of_contact_;
-  std::vector<int> actuator_constraint_;  ///< per actuator: its SAP constraint this step (−1: none)
-  std::vector<int> limit_constraint_;     ///< per velocity: its limit constraint this step (−1: none)
-  std::vector<std::unique_ptr<solvers::sap::SapPdControllerConstraint>> pd_pool_;
-  std::vector<std::unique_ptr<solvers::sap::SapLimitConstraint>> limit_pool_;
-  std::vector<std::unique_ptr<solvers::sap::SapCouplerConstraint>> coupler_pool_;  ///< per Scene::couplers
-  std::vector<std::unique_ptr<solvers::sap::SapJointFrictionConstraint>> friction_pool_;  ///< per Scene::joint_frictions
+  Eigen::VectorXd contact_velocities_;  ///< 3 per contact: v_c at the solution [m/s]
+  constraints::ConstraintSet constraint_set_;    ///< this step's constraints, rebuilt in place
+  constraints::ConstraintImpulses impulses_;     ///< the solver's impulses in the set's layout
+  solvers::sap::SapConstraintBuilder sap_builder_;
+  solvers::lstable::LStableSolver lstable_;
+  bool solved_ = false;  ///< whether this step solved a constraint problem
   Eigen::VectorXd tau_applied_;  ///< n_v: pure-force actuation + external wrenches of this step
   Eigen::VectorXd q0_, v0_, v_star_, v_thvq_;  ///< step buffers
   Eigen::MatrixXd J_wrench_;     ///< 6 × n_v frame Jacobian for external wrenches

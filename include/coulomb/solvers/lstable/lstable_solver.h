@@ -1,0 +1,118 @@
+// The L-stable first-order constraint solver of Drumwright, "An Unconditionally Stable
+// First-Order Constraint Solver for Multibody Systems" (paper ../shared/papers/
+// 001_238cd3da0158afe1.txt, digest ../shared/digests/lstable.md).
+//
+// Every constraint row i is a spring–damper in constraint space, λ_i = −K_i φ_i − B_i φ̇_i,
+// integrated implicitly with the multibody velocities; one convex problem per step, no Newton
+// iterations, stable for any δt in the constraint modes. With impulses γ = δt λ, the predicted
+// row velocity φ̇₁ = (G v)_i satisfies (digest §3.2 compliance form (b), §7.6)
+//
+//   φ̇₁ = v̂ − R γ,   R = 1 / (δt (δt θ K + B)),   v̂ = −K (φ₀ + δt (1 − θ) φ̇₀) / (δt θ K + B)
+//
+// (θ = the integrator's θ_vq; θ = 1 is the paper's implicit Euler), and the step solves
+//
+//   min_γ ½ γᵀ (W + R) γ + γᵀ (G v* − v̂)   s.t. γ ∈ 𝒦,   W = G A⁻¹ Gᵀ,
+//   v = v* + A⁻¹ Gᵀ γ,
+//
+// with A the stage-1 matrix (M plus the implicit joint springs), v* the free-motion velocity,
+// and 𝒦 per row group:
+//   - bilateral rows (PD actuators without effort limit, couplers): free. A step with only
+//     bilateral rows is ONE linear solve (W + R) γ = v̂ − G v*, the symmetric form
+//     (D⁻¹ + W) λ = D⁻¹ r of digest §3.2(b) that stays exact for K up to 1e18 (§4 item 1);
+//     redundant rows need no regularization (W + R ≻ 0 whenever R ≻ 0).
+//   - unilateral rows (joint limits; contact normals of μ = 0): γ ≥ 0. This is the
+//     complementarity reading of the paper's DPP (digest §3.3, UnilateralMode::Complementarity):
+//     its KKT conditions are exactly λ = max(0, spring force) for coupled rows as well; the
+//     paper's min-norm QP is unilateral_min_norm() below, for reproduction.
+//   - frictional contacts: rows [t1, t2, n]; the normal a compliant spring–damper (K = k,
+//     B = k τ_d), the tangents pure dampers (K_r = 0, B_r = tangential_damping / δt, the paper's
+//     10⁶/δt), and the true cone ‖γ_t‖ ≤ μ γ_n as one second-order cone (the 3-D SOCP of §6.3).
+//     This is the digest's fix 2 for the ζ normal-force inflation (§7.3): friction enters one
+//     consistent convex objective instead of the ζ-weighted slack objective.
+//   - bounded rows (PD with an effort limit: |γ| ≤ δt e; joint friction: |γ| ≤ δt F, a pure
+//     damper like the tangents): two linear inequalities.
+// The Ġ (velocity-product) terms of the paper are off (digest §7.1(a): M̂ does not exist for
+// redundant rows, and the term destabilizes long runs, §4 item 4).
+//
+// Solved by ConicQpSolver (solvers/qp, dense interior point), O(n³) per iteration in the number
+// of rows n: the method suits problems whose constraint count is not large (the paper's own
+// verdict). Workspace kept between steps: no allocation once the sizes have been seen.
+#pragma once
+
+#include <vector>
+
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+
+#include "coulomb/constraints/constraint_set.h"
+#include "coulomb/solvers/qp/conic_qp.h"
+
+namespace coulomb::solvers::lstable {
+
+struct LStableParameters {
+  /// Tangential damper B_r = tangential_damping / δt [N·s/m] (paper §6.4: 10⁶/δt, "no creep and
+  /// no failed solves"); joint friction uses the same damper.
+  double tangential_damping = 1e6;
+  /// Joint limits: K [N·m/rad or N/m] and B [N·m·s/rad or N·s/m] (the paper's range-of-motion
+  /// pendulum: K = 1e12, B = 0).
+  double limit_stiffness = 1e12;
+  double limit_damping = 0.0;
+  /// Couplers: K, B of the bilateral spring–damper.
+  double coupler_stiffness = 1e12;
+  double coupler_damping = 0.0;
+  /// Rigid contacts (stiffness = ∞): R = rigid_compliance_factor · W_nn (the contact's own
+  /// Delassus diagonal), a stiffness at the edge of what the step resolves.
+  double rigid_compliance_factor = 1.0 / (4.0 * 3.141592653589793 * 3.141592653589793);
+  qp::ConicQpParameters qp;
+};
+
+enum class LStableStatus { kSuccess, kLinearSolve, kQpNotConverged, kQpNumericalError };
+const char* to_string(LStableStatus status);
+
+struct LStableResults {
+  LStableStatus status = LStableStatus::kSuccess;
+  Eigen::VectorXd v;  ///< n_v: velocities at the end of the step
+  constraints::ConstraintImpulses impulses;
+  int num_rows = 0;
+  int qp_iterations = 0;  ///< 0 for a linear solve
+  double residual = 0.0;  ///< max of the QP's relative primal and dual residuals (0 for a linear solve)
+  bool used_qp = false;
+};
+
+class LStableSolver {
+ public:
+  explicit LStableSolver(LStableParameters parameters = {}) : parameters_(parameters), qp_solver_(parameters.qp) {}
+  const LStableParameters& parameters() const { return parameters_; }
+
+  /// One step. A_blocks[t]: the SPD n_v(t) × n_v(t) matrix of tree t (set.trees[t]); v_star: n_v
+  /// free-motion velocities. Throws std::invalid_argument for mismatched sizes or a
+  /// non-positive-definite A block. Never returns NaN: a QP that fails keeps its last iterate and
+  /// the status says so.
+  const LStableResults& solve(const constraints::ConstraintSet& set, const std::vector<Eigen::MatrixXd>& A_blocks,
+                              const Eigen::VectorXd& v_star);
+  const LStableResults& results() const { return results_; }
+
+ private:
+  LStableParameters parameters_;
+  qp::ConicQpSolver qp_solver_;
+  qp::ConicQp qp_;
+  LStableResults results_;
+  std::vector<Eigen::LLT<Eigen::MatrixXd>> llt_;
+  Eigen::MatrixXd G_, AinvGt_, W_;
+  Eigen::VectorXd R_, vhat_, rhs_, gamma_;
+  Eigen::LDLT<Eigen::MatrixXd> ldlt_;
+  std::vector<int> cone_rows_, orthant_rows_, box_rows_, rigid_rows_;
+  std::vector<double> mu_, bound_;
+};
+
+/// The paper's unilateral QP as printed (eqs. 83–85, "PaperMinNorm"): min ½λᵀλ s.t.
+/// (I + D W) λ ≥ r, λ ≥ 0, with D = diag(d). W n×n PSD, d, r n. Equals the complementarity
+/// solution only for uncoupled rows or a Z-matrix W (digest §3.3: W = [[1, .9], [.9, 1]], D = I,
+/// r = (1, −1) gives (0.4158, 0.1871) against (0.5, 0)). Throws std::runtime_error if the QP
+/// does not converge.
+Eigen::VectorXd unilateral_min_norm(const Eigen::MatrixXd& W, const Eigen::VectorXd& d, const Eigen::VectorXd& r);
+/// The complementarity reading (UnilateralMode::Complementarity): λ ≥ 0 ⊥ (I + D W) λ − r ≥ 0,
+/// solved as min ½λᵀ(D⁻¹ + W)λ − λᵀD⁻¹r s.t. λ ≥ 0 (d > 0).
+Eigen::VectorXd unilateral_complementarity(const Eigen::MatrixXd& W, const Eigen::VectorXd& d, const Eigen::VectorXd& r);
+
+}  // namespace coulomb::solvers::lstable

@@ -1,0 +1,115 @@
+// Dense convex quadratic cone programs by a primal–dual interior-point method.
+//
+//   minimize   ½ xᵀ P x + qᵀ x
+//   subject to G x + s = h,   s ∈ K = ℝ₊^l × 𝒬^{m₁} × … × 𝒬^{m_k}
+//
+// with 𝒬^m = {(t, u) ∈ ℝ × ℝ^{m−1} : ‖u‖ ≤ t} the second-order (Lorentz) cone. Linear
+// inequalities are the l orthant rows of G; a friction cone ‖γ_t‖ ≤ μ γ_n is one 3-row cone
+// block with rows (μ γ_n, γ_t) = −G x (h = 0). Equality constraints are not needed by the
+// solvers that use this (bilateral rows are free variables of P).
+//
+// Method: the infeasible-start path-following algorithm of Vandenberghe, "The CVXOPT linear and
+// quadratic cone program solvers" (2010), §§ 5–7 — Nesterov–Todd scaling W (W z = W⁻¹ s = λ),
+// Mehrotra predictor–corrector with the second-order correction (W⁻¹Δs_a) ∘ (W Δz_a), and
+// the reduced Newton system (P + Gᵀ W⁻² G) Δx = … solved by Cholesky (n × n). Cost per iteration
+// O(n³ + m n²) for n variables and m rows of G. Used by solvers/lstable (Drumwright's unilateral
+// QP and friction SOCP) and, later, by inverse dynamics.
+//
+// Nothing is allocated once a problem of the same size has been solved (the workspace is kept in
+// the solver object).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+
+namespace coulomb::solvers::qp {
+
+/// Problem data. Sizes: P n×n (symmetric positive semidefinite; P + GᵀG must be positive
+/// definite), q n, G m×n, h m, m = num_orthant + Σ cone_sizes. The rows of G and h are the l
+/// orthant rows first, then each cone's rows in order (its first row is the cone's axis t).
+struct ConicQp {
+  Eigen::MatrixXd P;
+  Eigen::VectorXd q;
+  Eigen::MatrixXd G;
+  Eigen::VectorXd h;
+  int num_orthant = 0;
+  std::vector<int> cone_sizes;  ///< each ≥ 2
+
+  int num_variables() const { return static_cast<int>(q.size()); }
+  int num_rows() const { return static_cast<int>(h.size()); }
+  /// Resizes P, q, G, h (zeroed) for n variables, l orthant rows and the given cones.
+  void resize(int n, int l, const std::vector<int>& cones);
+  /// Throws std::invalid_argument naming the mismatch (sizes, a cone smaller than 2, non-finite
+  /// data).
+  void validate() const;
+};
+
+struct ConicQpParameters {
+  /// Converged when ‖Px + q + Gᵀz‖ ≤ tol · max(1, ‖q‖), ‖Gx + s − h‖ ≤ tol · max(1, ‖h‖) and
+  /// sᵀz ≤ tol · max(1, |½xᵀPx + qᵀx|) (the duality gap).
+  double tolerance = 1e-10;
+  /// When the iterates stall in round-off before `tolerance` (no step of length > 1e-14 stays in
+  /// the cone), the iterate is accepted as optimal if it meets this looser tolerance.
+  double acceptable_tolerance = 1e-7;
+  int max_iterations = 60;
+  double step_fraction = 0.99;  ///< of the largest step that stays in the cone interior
+};
+
+/// kOptimal: the residuals and gap met `tolerance`, or met `acceptable_tolerance` when the
+/// iterates stalled in round-off first (badly scaled problems with the optimum far out on a
+/// cone's boundary).
+enum class ConicQpStatus { kOptimal, kMaxIterations, kNumericalError };
+const char* to_string(ConicQpStatus status);
+
+struct ConicQpResults {
+  ConicQpStatus status = ConicQpStatus::kNumericalError;
+  int iterations = 0;
+  Eigen::VectorXd x;  ///< n: the minimizer (the last iterate if not optimal)
+  Eigen::VectorXd s;  ///< m: slacks, in K
+  Eigen::VectorXd z;  ///< m: multipliers of G x + s = h, in K (K is self-dual)
+  double primal_residual = 0.0;  ///< ‖Gx + s − h‖ / max(1, ‖h‖)
+  double dual_residual = 0.0;    ///< ‖Px + q + Gᵀz‖ / max(1, ‖q‖)
+  double gap = 0.0;              ///< sᵀz
+  double objective = 0.0;        ///< ½xᵀPx + qᵀx
+};
+
+class ConicQpSolver {
+ public:
+  explicit ConicQpSolver(ConicQpParameters parameters = {}) : parameters_(parameters) {}
+  const ConicQpParameters& parameters() const { return parameters_; }
+  ConicQpParameters& mutable_parameters() { return parameters_; }
+
+  /// Solves `problem` (validated). Never returns NaN: on a numerical failure (a Cholesky that
+  /// fails even after regularization) the last finite iterate is kept and status says so.
+  const ConicQpResults& solve(const ConicQp& problem);
+  const ConicQpResults& results() const { return results_; }
+
+ private:
+  void compute_scaling(const ConicQp& p);
+  // y = W⁻¹ x (inverse = true) or W x, blockwise, for one vector of size m.
+  void apply_scaling(const ConicQp& p, const Eigen::VectorXd& x, bool inverse, Eigen::VectorXd& y) const;
+  // Solves λ ∘ u = d for u (the inverse of the Jordan product with λ), blockwise.
+  void jordan_divide(const ConicQp& p, const Eigen::VectorXd& d, Eigen::VectorXd& u) const;
+  // Largest α ≤ 1/fraction with x + α dx ∈ K.
+  double max_step(const ConicQp& p, const Eigen::VectorXd& x, const Eigen::VectorXd& dx) const;
+  // The Newton direction for the right-hand sides (rx, rz) and the complementarity target d.
+  void direction(const ConicQp& p, const Eigen::VectorXd& rx, const Eigen::VectorXd& rz, const Eigen::VectorXd& d,
+                 Eigen::VectorXd& dx, Eigen::VectorXd& ds, Eigen::VectorXd& dz);
+
+  ConicQpParameters parameters_;
+  ConicQpResults results_;
+  // Workspace.
+  Eigen::VectorXd w_orthant_;               // W = diag(w) on the orthant rows
+  std::vector<double> eta_;                 // per cone
+  Eigen::VectorXd wbar_;                    // per cone rows: v, W = η (2vvᵀ − J) (Jordan square root of the NT point)
+  Eigen::VectorXd lambda_;                  // W z
+  Eigen::MatrixXd Gs_;                      // W⁻¹ G
+  Eigen::MatrixXd K_;                       // P + Gᵀ W⁻² G
+  Eigen::LLT<Eigen::MatrixXd> llt_;
+  Eigen::VectorXd rx_, rz_, d_, t_, u_, tmp_, tmp2_, dx_, ds_, dz_, dxa_, dsa_, dza_, e_;
+};
+
+}  // namespace coulomb::solvers::qp

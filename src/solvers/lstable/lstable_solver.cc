@@ -1,0 +1,254 @@
+// Drumwright's L-stable first-order constraint solver (lstable_solver.h).
+#include "coulomb/solvers/lstable/lstable_solver.h"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace coulomb::solvers::lstable {
+
+const char* to_string(LStableStatus status) {
+  switch (status) {
+    case LStableStatus::kSuccess: return "success";
+    case LStableStatus::kLinearSolve: return "linear_solve_failure";
+    case LStableStatus::kQpNotConverged: return "qp_not_converged";
+    case LStableStatus::kQpNumericalError: return "qp_numerical_error";
+  }
+  return "unknown";
+}
+
+namespace {
+
+
+// R and v̂ of a spring–damper row (K, B ≥ 0, K + B > 0) with the integrator's prediction
+// φ₁ = φ₀ + δt ((1 − θ) φ̇₀ + θ φ̇₁): φ̇₁ = v̂ − R γ.
+void spring_damper(double dt, double theta, double K, double B, double phi0, double phidot0, double& R, double& vhat) {
+  const double c = dt * theta * K + B;
+  R = 1.0 / (dt * c);
+  vhat = K > 0.0 ? -K * (phi0 + dt * (1.0 - theta) * phidot0) / c : 0.0;
+}
+
+}  // namespace
+
+const LStableResults& LStableSolver::solve(const constraints::ConstraintSet& set,
+                                           const std::vector<Eigen::MatrixXd>& A_blocks, const Eigen::VectorXd& v_star) {
+  const int nv = set.nv;
+  const double dt = set.time_step, theta = set.theta_vq;
+  if (v_star.size() != nv)
+    throw std::invalid_argument("lstable: v* has " + std::to_string(v_star.size()) + " entries, expected " +
+                                std::to_string(nv));
+  if (A_blocks.size() != set.trees.size())
+    throw std::invalid_argument("lstable: " + std::to_string(A_blocks.size()) + " A blocks for " +
+                                std::to_string(set.trees.size()) + " trees");
+  if (!(dt > 0.0)) throw std::invalid_argument("lstable: time step " + std::to_string(dt) + " must be > 0");
+  LStableResults& out = results_;
+  out.status = LStableStatus::kSuccess;
+  out.qp_iterations = 0;
+  out.residual = 0.0;
+  out.used_qp = false;
+  out.impulses.resize(set);
+
+  // Rows. Count first.
+  int n = 0;
+  for (const constraints::ContactConstraint& c : set.contacts) n += c.material.mu > 0.0 ? 3 : 1;
+  for (const constraints::JointLimitConstraint& l : set.limits)
+    n += (std::isfinite(l.lower) ? 1 : 0) + (std::isfinite(l.upper) ? 1 : 0);
+  n += static_cast<int>(set.pd_actuators.size() + set.couplers.size() + set.joint_frictions.size());
+  out.num_rows = n;
+  G_.setZero(n, nv);
+  R_.resize(n);
+  vhat_.resize(n);
+  orthant_rows_.clear();
+  box_rows_.clear();
+  bound_.clear();
+  cone_rows_.clear();
+  mu_.clear();
+  const double B_r = parameters_.tangential_damping / dt;
+
+  // Factor A per tree.
+  llt_.resize(A_blocks.size());
+  for (size_t t = 0; t < A_blocks.size(); ++t) {
+    llt_[t].compute(A_blocks[t]);
+    if (llt_[t].info() != Eigen::Success)
+      throw std::invalid_argument("lstable: the A block of tree " + std::to_string(t) + " is not positive definite");
+  }
+
+  int row = 0;
+  std::vector<int>& rigid = rigid_rows_;  // rows of rigid contact normals (R from W, once formed)
+  rigid.clear();
+  for (const constraints::ContactConstraint& c : set.contacts) {
+    const bool friction = c.material.mu > 0.0;
+    const int rows = friction ? 3 : 1;
+    const int first = friction ? 0 : 2;  // contact-frame row of the first problem row
+    for (int b = 0; b < c.num_blocks; ++b)
+      G_.block(row, c.blocks[b].v_start, rows, c.blocks[b].J.cols()) += c.blocks[b].J.middleRows(first, rows);
+    const int rn = row + rows - 1;
+    const double k = c.material.stiffness, tau = c.material.dissipation_time;
+    vhat_[rn] = -(c.phi0 + dt * (1.0 - theta) * c.vn0) / (dt * theta + tau);
+    if (std::isfinite(k)) R_[rn] = 1.0 / (dt * (dt * theta * k + k * tau));
+    else R_[rn] = 0.0, rigid.push_back(rn);
+    if (friction) {
+      for (int t = 0; t < 2; ++t) {
+        R_[row + t] = 1.0 / (dt * B_r);
+        vhat_[row + t] = 0.0;
+      }
+      cone_rows_.push_back(row);
+      mu_.push_back(c.material.mu);
+    } else {
+      orthant_rows_.push_back(rn);
+    }
+    row += rows;
+  }
+  for (const constraints::JointLimitConstraint& l : set.limits) {
+    const int col = set.trees[l.tree].v_start + l.local;
+    for (int side = 0; side < 2; ++side) {
+      const double bound = side == 0 ? l.lower : l.upper;
+      if (!std::isfinite(bound)) continue;
+      const double sign = side == 0 ? 1.0 : -1.0;  // φ = q − lower or upper − q
+      G_(row, col) = sign;
+      spring_damper(dt, theta, parameters_.limit_stiffness, parameters_.limit_damping, sign * (l.q0 - bound),
+                    sign * l.v0, R_[row], vhat_[row]);
+      orthant_rows_.push_back(row);
+      ++row;
+    }
+  }
+  for (const constraints::PdActuatorConstraint& a : set.pd_actuators) {
+    G_(row, set.trees[a.tree].v_start + a.local) = 1.0;
+    // λ = −kp (q₁ − q_t) − kd (v₁ − v_t) + u with q₁ = q₀ + δt ((1 − θ) v₀ + θ v₁).
+    const double c = dt * theta * a.kp + a.kd;
+    R_[row] = 1.0 / (dt * c);
+    vhat_[row] = (-a.kp * (a.q0 + dt * (1.0 - theta) * a.v0 - a.q_target) + a.kd * a.v_target + a.feedforward) / c;
+    if (std::isfinite(a.effort_limit)) {
+      box_rows_.push_back(row);
+      bound_.push_back(dt * a.effort_limit);
+    }
+    ++row;
+  }
+  for (const constraints::CouplerConstraint& c : set.couplers) {
+    const int v0 = set.trees[c.tree].v_start;
+    G_(row, v0 + c.local) += 1.0;
+    G_(row, v0 + c.leader_local) -= c.gear_ratio;
+    spring_damper(dt, theta, parameters_.coupler_stiffness, parameters_.coupler_damping,
+                  c.q0 - c.gear_ratio * c.leader_q0 - c.offset, c.vc0, R_[row], vhat_[row]);
+    ++row;
+  }
+  for (const constraints::JointFrictionConstraint& f : set.joint_frictions) {
+    G_(row, set.trees[f.tree].v_start + f.local) = 1.0;
+    R_[row] = 1.0 / (dt * B_r);
+    vhat_[row] = 0.0;
+    box_rows_.push_back(row);
+    bound_.push_back(dt * f.friction);
+    ++row;
+  }
+
+  // W = G A⁻¹ Gᵀ, tree by tree.
+  AinvGt_.resize(nv, n);
+  for (size_t t = 0; t < set.trees.size(); ++t) {
+    const contact::TreeRange& tr = set.trees[t];
+    AinvGt_.middleRows(tr.v_start, tr.nv) = llt_[t].solve(G_.middleCols(tr.v_start, tr.nv).transpose());
+  }
+  W_.noalias() = G_ * AinvGt_;
+  for (int r : rigid) R_[r] = parameters_.rigid_compliance_factor * W_(r, r);
+
+  // P = W + R, q = G v* − v̂.
+  rhs_.noalias() = G_ * v_star;
+  rhs_ -= vhat_;
+  gamma_.setZero(n);
+  const int l = static_cast<int>(orthant_rows_.size() + 2 * box_rows_.size());
+  if (n > 0 && l == 0 && cone_rows_.empty()) {
+    // Bilateral rows only: one linear solve in the symmetric form.
+    W_.diagonal() += R_;
+    ldlt_.compute(W_);
+    gamma_ = ldlt_.solve(-rhs_);
+    if (ldlt_.info() != Eigen::Success || !gamma_.allFinite()) {
+      out.status = LStableStatus::kLinearSolve;
+      gamma_.setZero();
+    }
+  } else if (n > 0) {
+    out.used_qp = true;
+    std::vector<int> cones(cone_rows_.size(), 3);
+    qp_.resize(n, l, cones);
+    qp_.P = W_;
+    qp_.P.diagonal() += R_;
+    qp_.q = rhs_;
+    int m = 0;
+    for (int r : orthant_rows_) qp_.G(m++, r) = -1.0;  // γ ≥ 0
+    for (size_t k = 0; k < box_rows_.size(); ++k) {     // |γ| ≤ bound
+      qp_.G(m, box_rows_[k]) = 1.0;
+      qp_.h[m++] = bound_[k];
+      qp_.G(m, box_rows_[k]) = -1.0;
+      qp_.h[m++] = bound_[k];
+    }
+    for (size_t k = 0; k < cone_rows_.size(); ++k) {  // (μ γ_n, γ_t) ∈ 𝒬³
+      const int r0 = cone_rows_[k];
+      qp_.G(m++, r0 + 2) = -mu_[k];
+      qp_.G(m++, r0) = -1.0;
+      qp_.G(m++, r0 + 1) = -1.0;
+    }
+    qp_solver_.mutable_parameters() = parameters_.qp;
+    const qp::ConicQpResults& r = qp_solver_.solve(qp_);
+    out.qp_iterations = r.iterations;
+    out.residual = std::max(r.primal_residual, r.dual_residual);
+    if (r.status == qp::ConicQpStatus::kMaxIterations) out.status = LStableStatus::kQpNotConverged;
+    if (r.status == qp::ConicQpStatus::kNumericalError) out.status = LStableStatus::kQpNumericalError;
+    if (r.x.allFinite()) gamma_ = r.x;
+  }
+
+  // v = v* + A⁻¹ Gᵀ γ, and the impulses in the set's layout.
+  out.v = v_star;
+  out.v.noalias() += AinvGt_ * gamma_;
+  row = 0;
+  for (size_t k = 0; k < set.contacts.size(); ++k) {
+    const constraints::ContactConstraint& c = set.contacts[k];
+    const bool friction = c.material.mu > 0.0;
+    const int rows = friction ? 3 : 1;
+    const int first = friction ? 0 : 2;
+    out.impulses.contacts.segment(3 * k + first, rows) = gamma_.segment(row, rows);
+    for (int b = 0; b < c.num_blocks; ++b)
+      out.impulses.contact_velocities.segment<3>(3 * k).noalias() +=
+          c.blocks[b].J * out.v.segment(c.blocks[b].v_start, c.blocks[b].J.cols());
+    row += rows;
+  }
+  for (size_t k = 0; k < set.limits.size(); ++k) {
+    const constraints::JointLimitConstraint& lim = set.limits[k];
+    if (std::isfinite(lim.lower)) out.impulses.limits[k] += gamma_[row++];
+    if (std::isfinite(lim.upper)) out.impulses.limits[k] -= gamma_[row++];
+  }
+  for (size_t k = 0; k < set.pd_actuators.size(); ++k) out.impulses.pd_actuators[k] = gamma_[row++];
+  for (size_t k = 0; k < set.couplers.size(); ++k) out.impulses.couplers[k] = gamma_[row++];
+  for (size_t k = 0; k < set.joint_frictions.size(); ++k) out.impulses.joint_frictions[k] = gamma_[row++];
+  return out;
+}
+
+Eigen::VectorXd unilateral_min_norm(const Eigen::MatrixXd& W, const Eigen::VectorXd& d, const Eigen::VectorXd& r) {
+  const int n = static_cast<int>(r.size());
+  qp::ConicQp p;
+  p.resize(n, 2 * n, {});
+  p.P.setIdentity();
+  p.G.topRows(n) = -(Eigen::MatrixXd::Identity(n, n) + d.asDiagonal() * W);  // (I + DW) λ ≥ r
+  p.h.head(n) = -r;
+  p.G.bottomRows(n) = -Eigen::MatrixXd::Identity(n, n);  // λ ≥ 0
+  qp::ConicQpSolver solver;
+  const qp::ConicQpResults& res = solver.solve(p);
+  if (res.status != qp::ConicQpStatus::kOptimal)
+    throw std::runtime_error(std::string("lstable: min-norm unilateral QP ") + qp::to_string(res.status));
+  return res.x;
+}
+
+Eigen::VectorXd unilateral_complementarity(const Eigen::MatrixXd& W, const Eigen::VectorXd& d, const Eigen::VectorXd& r) {
+  const int n = static_cast<int>(r.size());
+  qp::ConicQp p;
+  p.resize(n, n, {});
+  p.P = W;
+  p.P.diagonal() += d.cwiseInverse();
+  p.q = -d.cwiseInverse().cwiseProduct(r);
+  p.G = -Eigen::MatrixXd::Identity(n, n);
+  qp::ConicQpSolver solver;
+  const qp::ConicQpResults& res = solver.solve(p);
+  if (res.status != qp::ConicQpStatus::kOptimal)
+    throw std::runtime_error(std::string("lstable: complementarity unilateral QP ") + qp::to_string(res.status));
+  return res.x;
+}
+
+}  // namespace coulomb::solvers::lstable

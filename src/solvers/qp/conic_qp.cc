@@ -1,0 +1,336 @@
+// Primal–dual interior-point method for dense convex quadratic cone programs (conic_qp.h).
+#include "coulomb/solvers/qp/conic_qp.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace coulomb::solvers::qp {
+
+const char* to_string(ConicQpStatus status) {
+  switch (status) {
+    case ConicQpStatus::kOptimal: return "optimal";
+    case ConicQpStatus::kMaxIterations: return "max_iterations";
+    case ConicQpStatus::kNumericalError: return "numerical_error";
+  }
+  return "unknown";
+}
+
+void ConicQp::resize(int n, int l, const std::vector<int>& cones) {
+  int m = l;
+  for (int c : cones) m += c;
+  P.setZero(n, n);
+  q.setZero(n);
+  G.setZero(m, n);
+  h.setZero(m);
+  num_orthant = l;
+  cone_sizes = cones;
+}
+
+void ConicQp::validate() const {
+  const int n = num_variables();
+  auto fail = [](const std::string& what) { throw std::invalid_argument("conic QP: " + what); };
+  if (P.rows() != n || P.cols() != n)
+    fail("P is " + std::to_string(P.rows()) + "x" + std::to_string(P.cols()) + ", expected " + std::to_string(n) +
+         "x" + std::to_string(n));
+  if (num_orthant < 0) fail("num_orthant = " + std::to_string(num_orthant) + " < 0");
+  int m = num_orthant;
+  for (size_t k = 0; k < cone_sizes.size(); ++k) {
+    if (cone_sizes[k] < 2) fail("cone " + std::to_string(k) + " has size " + std::to_string(cone_sizes[k]) + " < 2");
+    m += cone_sizes[k];
+  }
+  if (h.size() != m) fail("h has " + std::to_string(h.size()) + " rows, the cones need " + std::to_string(m));
+  if (G.rows() != m || G.cols() != n)
+    fail("G is " + std::to_string(G.rows()) + "x" + std::to_string(G.cols()) + ", expected " + std::to_string(m) +
+         "x" + std::to_string(n));
+  if (!P.allFinite() || !q.allFinite() || !G.allFinite() || !h.allFinite()) fail("non-finite data");
+}
+
+namespace {
+
+// x ∘ y blockwise (orthant: elementwise; cone: (xᵀy, x₀y₁ + y₀x₁)).
+void jordan_product(const ConicQp& p, const Eigen::VectorXd& x, const Eigen::VectorXd& y, Eigen::VectorXd& out) {
+  const int l = p.num_orthant;
+  out.head(l) = x.head(l).cwiseProduct(y.head(l));
+  int o = l;
+  for (int m : p.cone_sizes) {
+    const double x0 = x[o], y0 = y[o];
+    out[o] = x.segment(o, m).dot(y.segment(o, m));
+    out.segment(o + 1, m - 1) = x0 * y.segment(o + 1, m - 1) + y0 * x.segment(o + 1, m - 1);
+    o += m;
+  }
+}
+
+// The identity e of the Jordan algebra.
+void identity(const ConicQp& p, Eigen::VectorXd& e) {
+  e.setZero(p.num_rows());
+  e.head(p.num_orthant).setOnes();
+  int o = p.num_orthant;
+  for (int m : p.cone_sizes) {
+    e[o] = 1.0;
+    o += m;
+  }
+}
+
+// Smallest α with x + α e on the boundary of K: −min over blocks of (x_i, x₀ − ‖x₁‖).
+double depth_outside(const ConicQp& p, const Eigen::VectorXd& x) {
+  double a = -std::numeric_limits<double>::infinity();
+  for (int i = 0; i < p.num_orthant; ++i) a = std::max(a, -x[i]);
+  int o = p.num_orthant;
+  for (int m : p.cone_sizes) {
+    a = std::max(a, x.segment(o + 1, m - 1).norm() - x[o]);
+    o += m;
+  }
+  return a;
+}
+
+// Smallest positive root of a α² + 2 b α + c = 0 with c > 0 (∞ if none).
+double first_positive_root(double a, double b, double c) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  if (a == 0.0) return b < 0.0 ? -c / (2.0 * b) : kInf;
+  const double disc = b * b - a * c;
+  if (disc < 0.0) return kInf;
+  const double sq = std::sqrt(disc);
+  const double qq = -(b + std::copysign(sq, b));
+  double best = kInf;
+  if (qq != 0.0) {
+    const double r1 = qq / a, r2 = c / qq;
+    if (r1 > 0.0) best = std::min(best, r1);
+    if (r2 > 0.0) best = std::min(best, r2);
+  }
+  return best;
+}
+
+}  // namespace
+
+double ConicQpSolver::max_step(const ConicQp& p, const Eigen::VectorXd& x, const Eigen::VectorXd& dx) const {
+  double alpha = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < p.num_orthant; ++i)
+    if (dx[i] < 0.0) alpha = std::min(alpha, -x[i] / dx[i]);
+  int o = p.num_orthant;
+  for (int m : p.cone_sizes) {
+    const double x0 = x[o], d0 = dx[o];
+    const auto x1 = x.segment(o + 1, m - 1);
+    const auto d1 = dx.segment(o + 1, m - 1);
+    const double a = d0 * d0 - d1.squaredNorm();
+    const double b = x0 * d0 - x1.dot(d1);
+    const double x1n = x1.norm();
+    const double c = std::max((x0 - x1n) * (x0 + x1n), 0.0);
+    alpha = std::min(alpha, first_positive_root(a, b, c));
+    if (d0 < 0.0) alpha = std::min(alpha, -x0 / d0);
+    o += m;
+  }
+  return alpha;
+}
+
+void ConicQpSolver::compute_scaling(const ConicQp& p) {
+  const Eigen::VectorXd &s = results_.s, &z = results_.z;
+  const int l = p.num_orthant;
+  for (int i = 0; i < l; ++i) {
+    w_orthant_[i] = std::sqrt(s[i] / z[i]);
+    lambda_[i] = std::sqrt(s[i] * z[i]);
+  }
+  int o = l;
+  for (size_t k = 0; k < p.cone_sizes.size(); ++k) {
+    const int m = p.cone_sizes[k];
+    const auto sk = s.segment(o, m);
+    const auto zk = z.segment(o, m);
+    const double s1 = sk.tail(m - 1).norm(), z1 = zk.tail(m - 1).norm();
+    const double sn = std::sqrt(std::max((sk[0] - s1) * (sk[0] + s1), 1e-300));
+    const double zn = std::sqrt(std::max((zk[0] - z1) * (zk[0] + z1), 1e-300));
+    // s̄ = s/‖s‖_J, z̄ = z/‖z‖_J, γ = √((1 + s̄ᵀz̄)/2), w̄ = (s̄ + J z̄)/(2γ), η = √(‖s‖_J/‖z‖_J).
+    const double gamma = std::sqrt(0.5 * (1.0 + sk.dot(zk) / (sn * zn)));
+    auto wb = wbar_.segment(o, m);
+    wb[0] = (sk[0] / sn + zk[0] / zn) / (2.0 * gamma);
+    wb.tail(m - 1) = (sk.tail(m - 1) / sn - zk.tail(m - 1) / zn) / (2.0 * gamma);
+    // w̄ is the NT point (H(w̄) z̄ = s̄ with H(x) = 2xxᵀ − J); the scaling is its Jordan square
+    // root v = (w̄ + e)/√(2(w̄₀ + 1)): W = η H(v), W² z = s, η = √(‖s‖_J/‖z‖_J).
+    const double scale = 1.0 / std::sqrt(2.0 * (wb[0] + 1.0));
+    wb[0] = (wb[0] + 1.0) * scale;
+    wb.tail(m - 1) *= scale;
+    eta_[k] = std::sqrt(sn / zn);
+    o += m;
+  }
+  apply_scaling(p, z, false, tmp_);
+  lambda_.tail(p.num_rows() - l) = tmp_.tail(p.num_rows() - l);
+}
+
+void ConicQpSolver::apply_scaling(const ConicQp& p, const Eigen::VectorXd& x, bool inverse, Eigen::VectorXd& y) const {
+  const int l = p.num_orthant;
+  if (inverse) y.head(l) = x.head(l).cwiseQuotient(w_orthant_.head(l));
+  else y.head(l) = x.head(l).cwiseProduct(w_orthant_.head(l));
+  int o = l;
+  for (size_t k = 0; k < p.cone_sizes.size(); ++k) {
+    const int m = p.cone_sizes[k];
+    const auto wb = wbar_.segment(o, m);
+    const auto xk = x.segment(o, m);
+    auto yk = y.segment(o, m);
+    if (!inverse) {
+      // W x = η (2 w̄ (w̄ᵀx) − J x)
+      const double a = 2.0 * wb.dot(xk);
+      yk[0] = eta_[k] * (a * wb[0] - xk[0]);
+      yk.tail(m - 1) = eta_[k] * (a * wb.tail(m - 1) + xk.tail(m - 1));
+    } else {
+      // W⁻¹ x = (2 J w̄ (w̄ᵀ J x) − J x) / η
+      const double a = 2.0 * (wb[0] * xk[0] - wb.tail(m - 1).dot(xk.tail(m - 1)));
+      yk[0] = (a * wb[0] - xk[0]) / eta_[k];
+      yk.tail(m - 1) = (-a * wb.tail(m - 1) + xk.tail(m - 1)) / eta_[k];
+    }
+    o += m;
+  }
+}
+
+void ConicQpSolver::jordan_divide(const ConicQp& p, const Eigen::VectorXd& d, Eigen::VectorXd& u) const {
+  const int l = p.num_orthant;
+  u.head(l) = d.head(l).cwiseQuotient(lambda_.head(l));
+  int o = l;
+  for (int m : p.cone_sizes) {
+    const double l0 = lambda_[o];
+    const auto l1 = lambda_.segment(o + 1, m - 1);
+    const double det = l0 * l0 - l1.squaredNorm();
+    const double u0 = (l0 * d[o] - l1.dot(d.segment(o + 1, m - 1))) / det;
+    u[o] = u0;
+    u.segment(o + 1, m - 1) = (d.segment(o + 1, m - 1) - u0 * l1) / l0;
+    o += m;
+  }
+}
+
+void ConicQpSolver::direction(const ConicQp& p, const Eigen::VectorXd& rx, const Eigen::VectorXd& rz,
+                              const Eigen::VectorXd& d, Eigen::VectorXd& dx, Eigen::VectorXd& ds, Eigen::VectorXd& dz) {
+  // λ ∘ (W dz + W⁻¹ ds) = d  ⇒  W dz + W⁻¹ ds = t := λ \ d.
+  // With u = W⁻¹ r_z + t:  (P + GᵀW⁻²G) dx = −r_x − (W⁻¹G)ᵀ u,  W dz = W⁻¹G dx + u,
+  // ds = W (t − W dz).
+  jordan_divide(p, d, t_);
+  apply_scaling(p, rz, true, u_);
+  u_ += t_;
+  dx.noalias() = -rx;
+  dx.noalias() -= Gs_.transpose() * u_;
+  llt_.solveInPlace(dx);
+  tmp_.noalias() = Gs_ * dx;
+  tmp_ += u_;                          // W dz
+  apply_scaling(p, tmp_, true, dz);    // dz
+  tmp2_ = t_ - tmp_;
+  apply_scaling(p, tmp2_, false, ds);  // ds
+}
+
+const ConicQpResults& ConicQpSolver::solve(const ConicQp& p) {
+  p.validate();
+  const int n = p.num_variables(), m = p.num_rows(), l = p.num_orthant;
+  const int num_cones = static_cast<int>(p.cone_sizes.size());
+  ConicQpResults& r = results_;
+  r.iterations = 0;
+  r.status = ConicQpStatus::kNumericalError;
+  r.x.resize(n);
+  r.s.resize(m);
+  r.z.resize(m);
+  for (Eigen::VectorXd* v : {&rz_, &d_, &t_, &u_, &tmp_, &tmp2_, &ds_, &dz_, &dsa_, &dza_, &lambda_, &wbar_}) v->resize(m);
+  for (Eigen::VectorXd* v : {&rx_, &dx_, &dxa_}) v->resize(n);
+  w_orthant_.resize(l);
+  eta_.resize(num_cones);
+  identity(p, e_);
+  const double q_scale = std::max(1.0, p.q.norm()), h_scale = std::max(1.0, p.h.norm());
+  const double degree = l + num_cones;
+
+  // Cholesky of K_; if it fails, K_ + δI with δ growing from 1e-14 of the largest diagonal.
+  auto factor = [&]() -> bool {
+    llt_.compute(K_);
+    double delta = 1e-14 * std::max(1.0, K_.diagonal().cwiseAbs().maxCoeff());
+    for (int attempt = 0; llt_.info() != Eigen::Success && attempt < 6; ++attempt, delta *= 100.0) {
+      K_.diagonal().array() += delta;
+      llt_.compute(K_);
+    }
+    return llt_.info() == Eigen::Success;
+  };
+
+  // Stalled in round-off (a singular Newton matrix, a non-finite direction or no step that stays
+  // in the cone): the iterate is accepted if it meets the acceptable tolerance, else it is kept
+  // with kNumericalError.
+  auto stalled = [&]() -> const ConicQpResults& {
+    const double acc = parameters_.acceptable_tolerance;
+    if (r.dual_residual <= acc && r.primal_residual <= acc && r.gap <= acc * std::max(1.0, std::abs(r.objective)))
+      r.status = ConicQpStatus::kOptimal;
+    return r;
+  };
+
+  // Start (Vandenberghe §6): x minimizes ½xᵀPx + qᵀx + ½‖Gx − h‖², s = h − Gx, z = −s, both
+  // shifted into the interior of K along e.
+  K_ = p.P;
+  K_.noalias() += p.G.transpose() * p.G;
+  if (!factor()) return r;
+  r.x = -p.q + p.G.transpose() * p.h;
+  llt_.solveInPlace(r.x);
+  r.s = p.h - p.G * r.x;
+  r.z = -r.s;
+  if (m > 0) {
+    const double as = depth_outside(p, r.s);
+    if (as >= -1e-8) r.s += (1.0 + std::max(as, 0.0)) * e_;
+    const double az = depth_outside(p, r.z);
+    if (az >= -1e-8) r.z += (1.0 + std::max(az, 0.0)) * e_;
+  }
+
+  for (;; ++r.iterations) {
+    rx_.noalias() = p.P * r.x + p.q;
+    rx_.noalias() += p.G.transpose() * r.z;
+    rz_.noalias() = p.G * r.x;
+    rz_ += r.s - p.h;
+    r.gap = m > 0 ? r.s.dot(r.z) : 0.0;
+    r.objective = 0.5 * r.x.dot(p.P * r.x) + p.q.dot(r.x);
+    r.dual_residual = rx_.norm() / q_scale;
+    r.primal_residual = m > 0 ? rz_.norm() / h_scale : 0.0;
+    const double tol = parameters_.tolerance;
+    if (r.dual_residual <= tol && r.primal_residual <= tol && r.gap <= tol * std::max(1.0, std::abs(r.objective))) {
+      r.status = ConicQpStatus::kOptimal;
+      return r;
+    }
+    if (r.iterations >= parameters_.max_iterations) {
+      r.status = ConicQpStatus::kMaxIterations;
+      return r;
+    }
+    if (m == 0) {  // unconstrained: one Newton step is exact
+      K_ = p.P;
+      if (!factor()) return r;
+      dx_ = -rx_;
+      llt_.solveInPlace(dx_);
+      r.x += dx_;
+      continue;
+    }
+    // Scaling and the reduced Newton matrix.
+    compute_scaling(p);
+    Gs_.resize(m, n);
+    for (int j = 0; j < n; ++j) {
+      tmp2_ = p.G.col(j);
+      apply_scaling(p, tmp2_, true, tmp_);
+      Gs_.col(j) = tmp_;
+    }
+    K_ = p.P;
+    K_.noalias() += Gs_.transpose() * Gs_;
+    if (!factor()) return stalled();
+    const double mu = r.gap / degree;
+
+    // Predictor (affine scaling): d = −λ∘λ.
+    jordan_product(p, lambda_, lambda_, d_);
+    d_ = -d_;
+    direction(p, rx_, rz_, d_, dxa_, dsa_, dza_);
+    const double alpha_a = std::min(1.0, std::min(max_step(p, r.s, dsa_), max_step(p, r.z, dza_)));
+    const double rho = (r.s + alpha_a * dsa_).dot(r.z + alpha_a * dza_) / r.gap;
+    const double sigma = std::pow(std::clamp(rho, 0.0, 1.0), 3);
+
+    // Corrector: d = −λ∘λ + σμe − (W⁻¹Δs_a) ∘ (WΔz_a).
+    apply_scaling(p, dsa_, true, tmp_);
+    apply_scaling(p, dza_, false, tmp2_);
+    jordan_product(p, tmp_, tmp2_, t_);
+    jordan_product(p, lambda_, lambda_, d_);
+    d_ = -d_ + sigma * mu * e_ - t_;
+    direction(p, rx_, rz_, d_, dx_, ds_, dz_);
+    const double alpha_max = std::min(max_step(p, r.s, ds_), max_step(p, r.z, dz_));
+    const double alpha = std::min(1.0, parameters_.step_fraction * alpha_max);
+    if (!dx_.allFinite() || !ds_.allFinite() || !dz_.allFinite() || !(alpha > 1e-14)) return stalled();
+    r.x += alpha * dx_;
+    r.s += alpha * ds_;
+    r.z += alpha * dz_;
+  }
+}
+
+}  // namespace coulomb::solvers::qp
