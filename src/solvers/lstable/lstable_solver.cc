@@ -2,6 +2,8 @@
 #include "coulomb/solvers/lstable/lstable_solver.h"
 
 #include <cmath>
+
+#include <Eigen/QR>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -162,8 +164,14 @@ const LStableResults& LStableSolver::solve(const constraints::ConstraintSet& set
     ldlt_.compute(W_);
     gamma_ = ldlt_.solve(-rhs_);
     if (ldlt_.info() != Eigen::Success || !gamma_.allFinite()) {
-      out.status = LStableStatus::kLinearSolve;
-      gamma_.setZero();
+      // Redundant rows with R below round-off next to W (K ≳ 1e17 at large δt): the minimum-norm
+      // least-squares solution by a complete orthogonal decomposition (digest §4 item 1).
+      Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod(W_);
+      gamma_ = cod.solve(-rhs_);
+      if (!gamma_.allFinite()) {
+        out.status = LStableStatus::kLinearSolve;
+        gamma_.setZero();
+      }
     }
   } else if (n > 0) {
     out.used_qp = true;

@@ -280,7 +280,7 @@ const ConicQpResults& ConicQpSolver::solve(const ConicQp& p) {
     r.dual_residual = rx_.norm() / q_scale;
     r.primal_residual = m > 0 ? rz_.norm() / h_scale : 0.0;
     const double tol = parameters_.tolerance;
-    if (r.dual_residual <= tol && r.primal_residual <= tol && r.gap <= tol * std::max(1.0, std::abs(r.objective))) {
+    if (r.dual_residual <= tol && r.primal_residual <= tol && r.gap <= tol * std::max(1e-6, std::abs(r.objective))) {
       r.status = ConicQpStatus::kOptimal;
       return r;
     }

@@ -49,7 +49,8 @@ struct ConicQp {
 
 struct ConicQpParameters {
   /// Converged when ‖Px + q + Gᵀz‖ ≤ tol · max(1, ‖q‖), ‖Gx + s − h‖ ≤ tol · max(1, ‖h‖) and
-  /// sᵀz ≤ tol · max(1, |½xᵀPx + qᵀx|) (the duality gap).
+  /// sᵀz ≤ tol · max(1e-6, |½xᵀPx + qᵀx|) (the duality gap; small multipliers and slacks are
+  /// resolved to about √gap, hence the small floor).
   double tolerance = 1e-10;
   /// When the iterates stall in round-off before `tolerance` (no step of length > 1e-14 stays in
   /// the cone), the iterate is accepted as optimal if it meets this looser tolerance.
