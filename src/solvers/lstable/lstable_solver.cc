@@ -175,32 +175,7 @@ const LStableResults& LStableSolver::solve(const constraints::ConstraintSet& set
     }
   } else if (n > 0) {
     out.used_qp = true;
-    std::vector<int> cones(cone_rows_.size(), 3);
-    qp_.resize(n, l, cones);
-    qp_.P = W_;
-    qp_.P.diagonal() += R_;
-    qp_.q = rhs_;
-    int m = 0;
-    for (int r : orthant_rows_) qp_.G(m++, r) = -1.0;  // γ ≥ 0
-    for (size_t k = 0; k < box_rows_.size(); ++k) {     // |γ| ≤ bound
-      qp_.G(m, box_rows_[k]) = 1.0;
-      qp_.h[m++] = bound_[k];
-      qp_.G(m, box_rows_[k]) = -1.0;
-      qp_.h[m++] = bound_[k];
-    }
-    for (size_t k = 0; k < cone_rows_.size(); ++k) {  // (μ γ_n, γ_t) ∈ 𝒬³
-      const int r0 = cone_rows_[k];
-      qp_.G(m++, r0 + 2) = -mu_[k];
-      qp_.G(m++, r0) = -1.0;
-      qp_.G(m++, r0 + 1) = -1.0;
-    }
-    qp_solver_.mutable_parameters() = parameters_.qp;
-    const qp::ConicQpResults& r = qp_solver_.solve(qp_);
-    out.qp_iterations = r.iterations;
-    out.residual = std::max(r.primal_residual, r.dual_residual);
-    if (r.status == qp::ConicQpStatus::kMaxIterations) out.status = LStableStatus::kQpNotConverged;
-    if (r.status == qp::ConicQpStatus::kNumericalError) out.status = LStableStatus::kQpNumericalError;
-    if (r.x.allFinite()) gamma_ = r.x;
+    solve_qp(set, n, l, out);
   }
 
   // v = v* + A⁻¹ Gᵀ γ, and the impulses in the set's layout.
@@ -227,6 +202,116 @@ const LStableResults& LStableSolver::solve(const constraints::ConstraintSet& set
   for (size_t k = 0; k < set.couplers.size(); ++k) out.impulses.couplers[k] = gamma_[row++];
   for (size_t k = 0; k < set.joint_frictions.size(); ++k) out.impulses.joint_frictions[k] = gamma_[row++];
   return out;
+}
+
+// The mixed problem min ½γᵀPγ + qᵀγ, P = W + R, q = G v* − v̂, with the free rows (bilateral
+// spring–dampers: PD actuators without an effort limit, couplers) and the constrained rows
+// (orthant, box, cone). With `eliminate_free_rows` the free rows are removed first, as in the
+// paper's Appendix A (eqs. 158–161, 187–198 with the digest's §7.4 corrections): stationarity in
+// the free rows, P_FF γ_F + P_FC γ_C + q_F = 0, gives γ_F = −P_FF⁻¹(q_F + P_FC γ_C), and the
+// reduced problem in γ_C has the Schur complement
+//
+//   P̂ = P_CC − P_CF P_FF⁻¹ P_FC,   q̂ = q_C − P_CF P_FF⁻¹ q_F.
+//
+// This is the paper's Λ = (M + G_bᵀ(h²K_b + hB_b)G_b)⁻¹ written in impulses: by the Woodbury
+// identity G_C Λ G_Cᵀ + R_C equals P̂ (the bilateral springs absorbed into an implicit mass
+// matrix). P_FF = W_FF + R_F is positive definite whenever R_F > 0, also for redundant rows.
+void LStableSolver::solve_qp(const constraints::ConstraintSet& set, int n, int l, LStableResults& out) {
+  const int nv = set.nv;
+  free_rows_.clear();
+  constrained_index_.assign(n, -1);
+  {
+    std::vector<char> constrained(n, 0);
+    for (int r : orthant_rows_) constrained[r] = 1;
+    for (int r : box_rows_) constrained[r] = 1;
+    for (int r0 : cone_rows_) constrained[r0] = constrained[r0 + 1] = constrained[r0 + 2] = 1;
+    int nc = 0;
+    for (int r = 0; r < n; ++r) {
+      if (constrained[r]) constrained_index_[r] = nc++;
+      else free_rows_.push_back(r);
+    }
+  }
+  const int nf = static_cast<int>(free_rows_.size());
+  qf_.resize(nf);
+  const bool eliminate = parameters_.eliminate_free_rows && nf > 0;
+  const int nc = eliminate ? n - nf : n;
+  auto idx = [&](int r) { return eliminate ? constrained_index_[r] : r; };
+
+  std::vector<int> cones(cone_rows_.size(), 3);
+  qp_.resize(nc, l, cones);
+  if (!eliminate) {
+    qp_.P = W_;
+    qp_.P.diagonal() += R_;
+    qp_.q = rhs_;
+  } else {
+    // With A = L Lᵀ per tree and Y = L⁻¹ Gᵀ (n_v × n), W = YᵀY. The Schur complement is formed
+    // without P_FF⁻¹, which would amplify round-off by 1/R in the directions where W_FF is
+    // singular (redundant free rows) or R_F tiny (stiff rows): the Householder QR of
+    //   Z = [Y_F; R_F^½]   ((n_v + n_F) × n_F),   Z = Q [R_z; 0],   R_zᵀR_z = P_FF,
+    // applied to [Y_C; 0] gives Qᵀ[Y_C; 0] = [X₁; X₂], and
+    //   P̂ = X₂ᵀX₂ + R_C (positive semidefinite by construction),
+    //   q̂ = q_C − X₁ᵀ w,  w = R_z⁻ᵀ q_F,     γ_F = −R_z⁻¹ (w + X₁ γ_C).
+    std::vector<int>& C = constrained_rows_;
+    C.clear();
+    for (int r = 0; r < n; ++r)
+      if (constrained_index_[r] >= 0) C.push_back(r);
+    const int ncr = static_cast<int>(C.size());
+    Y_.resize(nv, n);
+    for (size_t t = 0; t < llt_.size(); ++t) {
+      const contact::TreeRange& tr = set.trees[t];
+      Y_.middleRows(tr.v_start, tr.nv) = G_.middleCols(tr.v_start, tr.nv).transpose();
+      llt_[t].matrixL().solveInPlace(Y_.middleRows(tr.v_start, tr.nv));
+    }
+    Z_.setZero(nv + nf, nf);
+    YC_.setZero(nv + nf, ncr);
+    for (int i = 0; i < nf; ++i) {
+      Z_.col(i).head(nv) = Y_.col(free_rows_[i]);
+      Z_(nv + i, i) = std::sqrt(R_[free_rows_[i]]);
+      qf_[i] = rhs_[free_rows_[i]];
+    }
+    for (int j = 0; j < ncr; ++j) YC_.col(j).head(nv) = Y_.col(C[j]);
+    qr_.compute(Z_);
+    YC_.applyOnTheLeft(qr_.householderQ().adjoint());
+    const auto Rz = qr_.matrixQR().topLeftCorner(nf, nf).triangularView<Eigen::Upper>();
+    w_ = qf_;
+    Rz.transpose().solveInPlace(w_);
+    qp_.P.noalias() = YC_.bottomRows(nv).transpose() * YC_.bottomRows(nv);
+    for (int i = 0; i < ncr; ++i) {
+      qp_.P(i, i) += R_[C[i]];
+      qp_.q[i] = rhs_[C[i]];
+    }
+    qp_.q.noalias() -= YC_.topRows(nf).transpose() * w_;
+  }
+  int m = 0;
+  for (int r : orthant_rows_) qp_.G(m++, idx(r)) = -1.0;  // γ ≥ 0
+  for (size_t k = 0; k < box_rows_.size(); ++k) {        // |γ| ≤ bound
+    qp_.G(m, idx(box_rows_[k])) = 1.0;
+    qp_.h[m++] = bound_[k];
+    qp_.G(m, idx(box_rows_[k])) = -1.0;
+    qp_.h[m++] = bound_[k];
+  }
+  for (size_t k = 0; k < cone_rows_.size(); ++k) {  // (μ γ_n, γ_t) ∈ 𝒬³
+    const int r0 = cone_rows_[k];
+    qp_.G(m++, idx(r0 + 2)) = -mu_[k];
+    qp_.G(m++, idx(r0)) = -1.0;
+    qp_.G(m++, idx(r0 + 1)) = -1.0;
+  }
+  qp_solver_.mutable_parameters() = parameters_.qp;
+  const qp::ConicQpResults& r = qp_solver_.solve(qp_);
+  out.qp_iterations = r.iterations;
+  out.residual = std::max(r.primal_residual, r.dual_residual);
+  if (r.status == qp::ConicQpStatus::kMaxIterations) out.status = LStableStatus::kQpNotConverged;
+  if (r.status == qp::ConicQpStatus::kNumericalError) out.status = LStableStatus::kQpNumericalError;
+  if (!r.x.allFinite()) return;
+  if (!eliminate) {
+    gamma_ = r.x;
+    return;
+  }
+  // Back-substitution (the paper's λ_b = C⁻¹(c + D_A G*ᵀλ*), eq. 158, in impulses).
+  for (size_t i = 0; i < constrained_rows_.size(); ++i) gamma_[constrained_rows_[i]] = r.x[i];
+  w_.noalias() += YC_.topRows(nf) * r.x;
+  qr_.matrixQR().topLeftCorner(nf, nf).triangularView<Eigen::Upper>().solveInPlace(w_);
+  for (int i = 0; i < nf; ++i) gamma_[free_rows_[i]] = -w_[i];
 }
 
 Eigen::VectorXd unilateral_min_norm(const Eigen::MatrixXd& W, const Eigen::VectorXd& d, const Eigen::VectorXd& r) {

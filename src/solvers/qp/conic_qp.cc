@@ -248,8 +248,11 @@ const ConicQpResults& ConicQpSolver::solve(const ConicQp& p) {
   // in the cone): the iterate is accepted if it meets the acceptable tolerance, else it is kept
   // with kNumericalError.
   auto stalled = [&]() -> const ConicQpResults& {
+    // The primal residual is judged against the size of the slacks as well: with h ≈ 0 (cone
+    // rows, γ ≥ 0) and large impulses, ‖Gx + s − h‖ stalls at round-off of ‖s‖, not of ‖h‖.
     const double acc = parameters_.acceptable_tolerance;
-    if (r.dual_residual <= acc && r.primal_residual <= acc && r.gap <= acc * std::max(1.0, std::abs(r.objective)))
+    const double primal = m > 0 ? rz_.norm() / std::max(h_scale, r.s.norm()) : 0.0;
+    if (r.dual_residual <= acc && primal <= acc && r.gap <= acc * std::max(1.0, std::abs(r.objective)))
       r.status = ConicQpStatus::kOptimal;
     return r;
   };

@@ -34,6 +34,10 @@
 // The Ġ (velocity-product) terms of the paper are off (digest §7.1(a): M̂ does not exist for
 // redundant rows, and the term destabilizes long runs, §4 item 4).
 //
+// Mixed steps (free rows beside constrained ones) first eliminate the free rows, the paper's
+// Appendix A (digest §3.6, with the §7.4 corrections): their Schur complement, formed from a QR
+// of [L⁻¹G_Fᵀ; R_F^½] so that redundant or stiff free rows lose no accuracy, leaves a QP in the
+// constrained rows only, and the free impulses follow by back-substitution.
 // Solved by ConicQpSolver (solvers/qp, dense interior point), O(n³) per iteration in the number
 // of rows n: the method suits problems whose constraint count is not large (the paper's own
 // verdict). Workspace kept between steps: no allocation once the sizes have been seen.
@@ -43,6 +47,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
+#include <Eigen/QR>
 
 #include "coulomb/constraints/constraint_set.h"
 #include "coulomb/solvers/qp/conic_qp.h"
@@ -63,6 +68,11 @@ struct LStableParameters {
   /// Rigid contacts (stiffness = ∞): R = rigid_compliance_factor · W_nn (the contact's own
   /// Delassus diagonal), a stiffness at the edge of what the step resolves.
   double rigid_compliance_factor = 1.0 / (4.0 * 3.141592653589793 * 3.141592653589793);
+  /// Mixed problems (free rows beside constrained ones): remove the free rows before the QP by
+  /// their Schur complement (the paper's Appendix A, eqs. 158–198; digest §3.6 with the §7.4
+  /// corrections), so the interior point works on the constrained rows only. false solves the
+  /// unreduced problem (same optimum; kept for tests and comparison).
+  bool eliminate_free_rows = true;
   qp::ConicQpParameters qp;
 };
 
@@ -93,6 +103,10 @@ class LStableSolver {
   const LStableResults& results() const { return results_; }
 
  private:
+  // The QP of a step with constrained rows (orthant, box, cone), after Appendix A's elimination
+  // of the free rows when enabled. Writes gamma_ and the status fields of `out`.
+  void solve_qp(const constraints::ConstraintSet& set, int n, int l, LStableResults& out);
+
   LStableParameters parameters_;
   qp::ConicQpSolver qp_solver_;
   qp::ConicQp qp_;
@@ -103,6 +117,11 @@ class LStableSolver {
   Eigen::LDLT<Eigen::MatrixXd> ldlt_;
   std::vector<int> cone_rows_, orthant_rows_, box_rows_, rigid_rows_;
   std::vector<double> mu_, bound_;
+  // Appendix A elimination workspace.
+  std::vector<int> free_rows_, constrained_rows_, constrained_index_;
+  Eigen::MatrixXd Y_, Z_, YC_;
+  Eigen::VectorXd qf_, w_;
+  Eigen::HouseholderQR<Eigen::MatrixXd> qr_;
 };
 
 /// The paper's unilateral QP as printed (eqs. 83–85, "PaperMinNorm"): min ½λᵀλ s.t.

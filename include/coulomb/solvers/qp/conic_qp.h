@@ -53,7 +53,9 @@ struct ConicQpParameters {
   /// resolved to about √gap, hence the small floor).
   double tolerance = 1e-10;
   /// When the iterates stall in round-off before `tolerance` (no step of length > 1e-14 stays in
-  /// the cone), the iterate is accepted as optimal if it meets this looser tolerance.
+  /// the cone), the iterate is accepted as optimal if it meets this looser tolerance (the primal
+  /// residual then relative to max(1, ‖h‖, ‖s‖): large slacks with h ≈ 0 stall at their own
+  /// round-off).
   double acceptable_tolerance = 1e-7;
   int max_iterations = 60;
   double step_fraction = 0.99;  ///< of the largest step that stays in the cone interior
