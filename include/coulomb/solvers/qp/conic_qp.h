@@ -19,6 +19,7 @@
 // the solver object).
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -53,7 +54,9 @@ struct ConicQpParameters {
   /// resolved to about √gap, hence the small floor).
   double tolerance = 1e-10;
   /// When the iterates stall in round-off before `tolerance` (no step of length > 1e-14 stays in
-  /// the cone), the iterate is accepted as optimal if it meets this looser tolerance.
+  /// the cone, or 5 iterations without a new best of max(dual residual, primal residual,
+  /// gap / max(1e-6, |objective|)) once that best is below this tolerance), the best iterate is
+  /// accepted as optimal if it meets this looser tolerance.
   double acceptable_tolerance = 1e-7;
   int max_iterations = 60;
   double step_fraction = 0.99;  ///< of the largest step that stays in the cone interior
@@ -68,7 +71,7 @@ const char* to_string(ConicQpStatus status);
 struct ConicQpResults {
   ConicQpStatus status = ConicQpStatus::kNumericalError;
   int iterations = 0;
-  Eigen::VectorXd x;  ///< n: the minimizer (the last iterate if not optimal)
+  Eigen::VectorXd x;  ///< n: the minimizer (if not optimal: the last iterate, or the best after a stall)
   Eigen::VectorXd s;  ///< m: slacks, in K
   Eigen::VectorXd z;  ///< m: multipliers of G x + s = h, in K (K is self-dual)
   double primal_residual = 0.0;  ///< ‖Gx + s − h‖ / max(1, ‖h‖)
@@ -111,6 +114,8 @@ class ConicQpSolver {
   Eigen::MatrixXd K_;                       // P + Gᵀ W⁻² G
   Eigen::LLT<Eigen::MatrixXd> llt_;
   Eigen::VectorXd rx_, rz_, d_, t_, u_, tmp_, tmp2_, dx_, ds_, dz_, dxa_, dsa_, dza_, e_;
+  Eigen::VectorXd best_x_, best_s_, best_z_;  // the best iterate (see solve())
+  std::array<double, 4> best_residuals_{};    // its dual, primal residual, gap, objective
 };
 
 }  // namespace coulomb::solvers::qp
