@@ -230,6 +230,25 @@ const ConicQpResults& ConicQpSolver::solve(const ConicQp& p) {
   w_orthant_.resize(l);
   eta_.resize(num_cones);
   identity(p, e_);
+  // Sparsity of G for assembling Gᵀ W⁻² G: an orthant row with one nonzero (γ ≥ 0, |γ| ≤ b in
+  // solvers/lstable) adds to one diagonal entry of K; a cone block touches only the columns where
+  // its rows have nonzeros (3 for a friction cone). The remaining (dense) orthant rows go through
+  // one matrix product.
+  single_col_.assign(l, -1);
+  dense_rows_.clear();
+  for (int i = 0; i < l; ++i) {
+    int nnz = 0, col = -1;
+    for (int j = 0; j < n && nnz < 2; ++j)
+      if (p.G(i, j) != 0.0) ++nnz, col = j;
+    if (nnz == 1) single_col_[i] = col;
+    else dense_rows_.push_back(i);
+  }
+  cone_cols_.resize(num_cones);
+  for (int k = 0, o = l; k < num_cones; o += p.cone_sizes[k], ++k) {
+    cone_cols_[k].clear();
+    for (int j = 0; j < n; ++j)
+      if (!p.G.block(o, j, p.cone_sizes[k], 1).isZero(0.0)) cone_cols_[k].push_back(j);
+  }
   const double q_scale = std::max(1.0, p.q.norm()), h_scale = std::max(1.0, p.h.norm());
   const double degree = l + num_cones;
 
@@ -336,7 +355,25 @@ const ConicQpResults& ConicQpSolver::solve(const ConicQp& p) {
       Gs_.col(j) = tmp_;
     }
     K_ = p.P;
-    K_.noalias() += Gs_.transpose() * Gs_;
+    for (int i = 0; i < l; ++i)
+      if (single_col_[i] >= 0) K_(single_col_[i], single_col_[i]) += Gs_(i, single_col_[i]) * Gs_(i, single_col_[i]);
+    if (!dense_rows_.empty()) {
+      if (static_cast<int>(dense_rows_.size()) == l) {
+        K_.noalias() += Gs_.topRows(l).transpose() * Gs_.topRows(l);
+      } else {
+        block_ = Gs_(dense_rows_, Eigen::all);
+        K_.noalias() += block_.transpose() * block_;
+      }
+    }
+    for (int k = 0, o = l; k < num_cones; o += p.cone_sizes[k], ++k) {
+      const std::vector<int>& cols = cone_cols_[k];
+      if (2 * static_cast<int>(cols.size()) >= n) {
+        K_.noalias() += Gs_.middleRows(o, p.cone_sizes[k]).transpose() * Gs_.middleRows(o, p.cone_sizes[k]);
+      } else {
+        block_ = Gs_(Eigen::seqN(o, p.cone_sizes[k]), cols);
+        K_(cols, cols) += block_.transpose() * block_;
+      }
+    }
     if (!factor()) return stalled();
     const double mu = r.gap / degree;
 

@@ -12,7 +12,9 @@
 // quadratic cone program solvers" (2010), §§ 5–7 — Nesterov–Todd scaling W (W z = W⁻¹ s = λ),
 // Mehrotra predictor–corrector with the second-order correction (W⁻¹Δs_a) ∘ (W Δz_a), and
 // the reduced Newton system (P + Gᵀ W⁻² G) Δx = … solved by Cholesky (n × n). Cost per iteration
-// O(n³ + m n²) for n variables and m rows of G. Used by solvers/lstable (Drumwright's unilateral
+// O(n³ + m n²) for n variables and m rows of G; Gᵀ W⁻² G uses G's structure (orthant rows with one
+// nonzero add to the diagonal, a cone block only to the columns it touches), so for the problems
+// of solvers/lstable it is O(n³/3 + m n). Used by solvers/lstable (Drumwright's unilateral
 // QP and friction SOCP) and, later, by inverse dynamics.
 //
 // Nothing is allocated once a problem of the same size has been solved (the workspace is kept in
@@ -113,6 +115,10 @@ class ConicQpSolver {
   Eigen::MatrixXd Gs_;                      // W⁻¹ G
   Eigen::MatrixXd K_;                       // P + Gᵀ W⁻² G
   Eigen::LLT<Eigen::MatrixXd> llt_;
+  std::vector<int> single_col_;               // per orthant row: its only nonzero column, or −1
+  std::vector<int> dense_rows_;               // orthant rows with more than one nonzero
+  std::vector<std::vector<int>> cone_cols_;   // per cone: the columns where its rows are nonzero
+  Eigen::MatrixXd block_;
   Eigen::VectorXd rx_, rz_, d_, t_, u_, tmp_, tmp2_, dx_, ds_, dz_, dxa_, dsa_, dza_, e_;
   Eigen::VectorXd best_x_, best_s_, best_z_;  // the best iterate (see solve())
   std::array<double, 4> best_residuals_{};    // its dual, primal residual, gap, objective
