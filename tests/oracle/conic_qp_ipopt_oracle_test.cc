@@ -7,8 +7,9 @@
 // Ipopt gets its own smooth formulation (ConeNlp below): every orthant row as the linear row
 // G_i x ≤ h_i, every cone as the linear row s₀ ≥ 0 plus the quadratic ‖s₁‖² − s₀² ≤ 0 (for a
 // friction cone on (γ_t1, γ_t2, γ_n) with G = −diag(1, 1, μ): μ²γ_n² − ‖γ_t‖² ≥ 0 with γ_n ≥ 0),
-// exact first and second derivatives, tol = 1e-12, a strictly feasible start that every generator
-// provides. The smooth form is degenerate at a cone's apex (∇(‖s₁‖² − s₀²) = 0 at s = 0: no KKT
+// exact first and second derivatives, tol = 1e-12, no gradient-based NLP scaling, a strictly
+// feasible start that every generator provides; the first pass with Ipopt's default
+// bound_relax_factor = 1e-8, every later one (and always the last) with 0, i.e. exactly feasible. The smooth form is degenerate at a cone's apex (∇(‖s₁‖² − s₀²) = 0 at s = 0: no KKT
 // multipliers, Ipopt stalls with ‖s₁‖ ~ √tolerance), so Ipopt's answer is polished as in
 // sap_ipopt_oracle_test.cc: the cones whose s_k is ~0 after a pass are re-solved as the equalities
 // G_k x = h_k, and kept so only if Ipopt's multipliers of those equalities lie in the (self-dual)
