@@ -12,13 +12,16 @@
 // quadratic cone program solvers" (2010), §§ 5–7 — Nesterov–Todd scaling W (W z = W⁻¹ s = λ),
 // Mehrotra predictor–corrector with the second-order correction (W⁻¹Δs_a) ∘ (W Δz_a), and
 // the reduced Newton system (P + Gᵀ W⁻² G) Δx = … solved by Cholesky (n × n). Cost per iteration
-// O(n³ + m n²) for n variables and m rows of G. Used by solvers/lstable (Drumwright's unilateral
+// O(n³ + m n²) for n variables and m rows of G; Gᵀ W⁻² G uses G's structure (orthant rows with one
+// nonzero add to the diagonal, a cone block only to the columns it touches), so for the problems
+// of solvers/lstable it is O(n³/3 + m n). Used by solvers/lstable (Drumwright's unilateral
 // QP and friction SOCP) and, later, by inverse dynamics.
 //
 // Nothing is allocated once a problem of the same size has been solved (the workspace is kept in
 // the solver object).
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -53,9 +56,10 @@ struct ConicQpParameters {
   /// resolved to about √gap, hence the small floor).
   double tolerance = 1e-10;
   /// When the iterates stall in round-off before `tolerance` (no step of length > 1e-14 stays in
-  /// the cone), the iterate is accepted as optimal if it meets this looser tolerance (the primal
-  /// residual then relative to max(1, ‖h‖, ‖s‖): large slacks with h ≈ 0 stall at their own
-  /// round-off).
+  /// the cone, or 5 iterations without a new best of max(dual residual, primal residual,
+  /// gap / max(1e-6, |objective|)) once that best is below this tolerance), the best iterate is
+  /// accepted as optimal if it meets this looser tolerance (the primal residual then relative to
+  /// max(1, ‖h‖, ‖s‖): large slacks with h ≈ 0 stall at their own round-off).
   double acceptable_tolerance = 1e-7;
   int max_iterations = 60;
   double step_fraction = 0.99;  ///< of the largest step that stays in the cone interior
@@ -70,7 +74,7 @@ const char* to_string(ConicQpStatus status);
 struct ConicQpResults {
   ConicQpStatus status = ConicQpStatus::kNumericalError;
   int iterations = 0;
-  Eigen::VectorXd x;  ///< n: the minimizer (the last iterate if not optimal)
+  Eigen::VectorXd x;  ///< n: the minimizer (if not optimal: the last iterate, or the best after a stall)
   Eigen::VectorXd s;  ///< m: slacks, in K
   Eigen::VectorXd z;  ///< m: multipliers of G x + s = h, in K (K is self-dual)
   double primal_residual = 0.0;  ///< ‖Gx + s − h‖ / max(1, ‖h‖)
@@ -112,7 +116,13 @@ class ConicQpSolver {
   Eigen::MatrixXd Gs_;                      // W⁻¹ G
   Eigen::MatrixXd K_;                       // P + Gᵀ W⁻² G
   Eigen::LLT<Eigen::MatrixXd> llt_;
+  std::vector<int> single_col_;               // per orthant row: its only nonzero column, or −1
+  std::vector<int> dense_rows_;               // orthant rows with more than one nonzero
+  std::vector<std::vector<int>> cone_cols_;   // per cone: the columns where its rows are nonzero
+  Eigen::MatrixXd block_;
   Eigen::VectorXd rx_, rz_, d_, t_, u_, tmp_, tmp2_, dx_, ds_, dz_, dxa_, dsa_, dza_, e_;
+  Eigen::VectorXd best_x_, best_s_, best_z_;  // the best iterate (see solve())
+  std::array<double, 4> best_residuals_{};    // its dual, primal residual, gap, objective
 };
 
 }  // namespace coulomb::solvers::qp
