@@ -1,6 +1,6 @@
 // Small systems for the L-stable solver's paper tests (lstable_paper_test.cc), built directly as
 // ConstraintSets: the range-of-motion pendulum (digest §5.3), a vertical stack of spheres (§5.6)
-// and a rod with one frictional contact at its lower end (Painlevé). Each keeps its own state
+// and a rod with a frictional contact candidate at each end (Painlevé). Each keeps its own state
 // (q, v), builds the step's ConstraintSet, A blocks and free velocity v*, advances
 // q₁ = q₀ + δt v₁ (θ_vq = 1, the paper's scheme), and reports its total energy
 // (kinetic + gravity + the constraint springs' ½ K min(φ, 0)²).
