@@ -117,7 +117,7 @@ TEST(LStableCliTest, EveryExampleSceneRunsWithLStable) {
 }
 
 // The scene key `solver: lstable` alone selects the solver (no --solver), and SAP runs write no
-// lstable block.
+// lstable block; the printed summary names the solver's iterations.
 TEST(LStableCliTest, SceneKeySelectsTheSolverAndSapWritesNoLStableBlock) {
   if (kCli.empty()) GTEST_SKIP() << "coulomb_cli is not built (COULOMB_CLI_PATH undefined)";
   const fs::path root = fs::temp_directory_path() / ("coulomb_lstable_key_test_" + std::to_string(::getpid()));
@@ -128,13 +128,20 @@ TEST(LStableCliTest, SceneKeySelectsTheSolverAndSapWritesNoLStableBlock) {
                           "  - name: ball\n    mass: 1.0\n    shapes: [{type: sphere, radius: 0.05}]\n"
                           "    position: [0, 0, 0.05]\n";
   for (const char* solver : {"", "sap"}) {
-    std::vector<std::string> args = {"simulate", scene.string(), "-o", (root / "out").string(), "-q", "--no-html"};
+    std::vector<std::string> args = {"simulate", scene.string(), "-o", (root / "out").string(), "--no-html"};
     if (*solver) args.insert(args.end(), {"--solver", solver});
     const RunResult r = run_cli(args);
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     const nlohmann::json stats = nlohmann::json::parse(std::ifstream(root / "out" / "stats.json"));
     EXPECT_EQ(stats["solver"].get<std::string>(), *solver ? "sap" : "lstable");
     EXPECT_EQ(stats.contains("lstable"), *solver == '\0') << stats.dump(2);
+    // The summary line names the solver's iterations.
+    EXPECT_TRUE(coulomb::testing::contains(
+        r.out, *solver ? "SAP iterations per step" : "lstable QP iterations per step: mean"))
+        << r.out;
+    if (*solver == '\0') {
+      EXPECT_TRUE(coulomb::testing::contains(r.out, "(10 QP steps, 0 linear solves)")) << r.out;
+    }
     if (*solver == '\0') {
       // A resting ball: one frictional contact, 3 rows, a QP every step.
       EXPECT_EQ(stats["lstable"]["qp_steps"].get<int>(), 10);
