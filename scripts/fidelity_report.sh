@@ -58,8 +58,8 @@ mkdir -p "$(dirname "$OUT")"
   echo
   echo "Each case runs the simulator (\`simulation::Simulator\`, scenes as inline YAML through"
   echo "\`io::parse_scene\`) for every integrator and, where there is contact, every contact"
-  echo "approximation the scene loader of this build accepts, and compares what it measures with the"
-  echo "analytic truth stated above its table. Bad numbers are reported as they are: this page is a"
+  echo "approximation the scene loader of this build accepts (and, labelled \`lstable\`, with Drumwright's"
+  echo "L-stable solver), and compares what it measures with the analytic truth stated above its table. Bad numbers are reported as they are: this page is a"
   echo "measurement, not a test (\`ctest -L fidelity\` only checks that the program runs; the unit tests in"
   echo "\`tests/simulation/\` assert tolerances)."
   echo

@@ -216,8 +216,12 @@ int run_simulate(const SimulateOptions& o) {
     std::cout << "simulated " << stats.sim_time << " s of " << scene_name << " (" << sim.model().nv() << " dofs) in "
               << stats.steps << " steps of " << params.time_step << " s, " << stats.wall_time << " s wall time (real-time factor "
               << (stats.wall_time > 0 ? stats.sim_time / stats.wall_time : 0.0) << ")\n"
-              << "SAP iterations per step: mean " << stats.iterations_sum / std::max(1, stats.steps) << ", max "
-              << stats.iterations_max << "; contacts: mean " << stats.contacts_sum / std::max(1, stats.steps)
+              << (solver == "lstable" ? "lstable QP iterations per step" : "SAP iterations per step") << ": mean "
+              << stats.iterations_sum / std::max(1, stats.steps) << ", max " << stats.iterations_max
+              << (solver == "lstable" ? " (" + std::to_string(stats.qp_steps) + " QP steps, " +
+                                            std::to_string(stats.linear_solve_steps) + " linear solves)"
+                                      : std::string())
+              << "; contacts: mean " << stats.contacts_sum / std::max(1, stats.steps)
               << ", max " << stats.contacts_max << "; max penetration " << stats.max_penetration << " m; failures "
               << stats.failures << "\n"
               << "wrote " << dir << "/trajectory.csv, " << dir << "/steps.csv, " << (contacts ? dir + "/contacts.csv, " : "")

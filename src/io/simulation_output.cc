@@ -340,6 +340,25 @@ void RunStatistics::add(const simulation::StepStats& s) {
   max_penetration = std::max(max_penetration, s.max_penetration);
   if (s.status != solvers::sap::SapSolverStatus::kSuccess) ++failures;
   energy_final = s.energy;
+  if (s.constraint_rows > 0) {
+    rows_sum += s.constraint_rows;
+    rows_max = std::max(rows_max, s.constraint_rows);
+    if (s.used_qp) {
+      ++qp_steps;
+      qp_iterations_sum += s.solver_iterations;
+      qp_iterations_max = std::max(qp_iterations_max, s.solver_iterations);
+      residual_sum += s.solver_residual;
+      residual_max = std::max(residual_max, s.solver_residual);
+    } else {
+      ++linear_solve_steps;
+    }
+  }
+  switch (s.lstable_status) {
+    case solvers::lstable::LStableStatus::kSuccess: break;
+    case solvers::lstable::LStableStatus::kQpNotConverged: ++qp_not_converged; break;
+    case solvers::lstable::LStableStatus::kQpNumericalError: ++qp_numerical_error; break;
+    case solvers::lstable::LStableStatus::kLinearSolve: ++linear_solve_failures; break;
+  }
 }
 
 void write_stats_json(const std::string& path, const RunStatistics& st, const std::string& solver,
@@ -361,6 +380,18 @@ void write_stats_json(const std::string& path, const RunStatistics& st, const st
   j["max_penetration_m"] = st.max_penetration;
   j["failures"] = st.failures;
   j["energy"] = {{"initial_J", st.energy_initial}, {"final_J", st.energy_final}};
+  if (solver == "lstable") {
+    const double solved = std::max(1, st.qp_steps + st.linear_solve_steps), qp = std::max(1, st.qp_steps);
+    j["lstable"] = {{"rows", {{"mean", st.rows_sum / solved}, {"max", st.rows_max}}},
+                    {"qp_steps", st.qp_steps},
+                    {"linear_solve_steps", st.linear_solve_steps},
+                    {"qp_iterations", {{"mean", st.qp_iterations_sum / qp}, {"max", st.qp_iterations_max}}},
+                    {"residual", {{"mean", st.residual_sum / qp}, {"max", st.residual_max}}},
+                    {"failures",
+                     {{"qp_not_converged", st.qp_not_converged},
+                      {"qp_numerical_error", st.qp_numerical_error},
+                      {"linear_solve", st.linear_solve_failures}}}};
+  }
   j["scene"] = scene;
   j["dofs"] = dofs;
   if (robots_of != nullptr) {

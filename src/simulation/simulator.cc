@@ -485,6 +485,10 @@ const StepStats& Simulator::step() {
         default: stats.status = sap::SapSolverStatus::kLinearSolverFailure; break;
       }
       stats.solver_iterations = r.qp_iterations;
+      stats.constraint_rows = r.num_rows;
+      stats.used_qp = r.used_qp;
+      stats.solver_residual = r.residual;
+      stats.lstable_status = r.status;
       v = r.v;
     }
   } else {

@@ -127,6 +127,13 @@ struct RunStatistics {
   double momentum_error_max = 0.0, max_penetration = 0.0;
   int failures = 0;  ///< steps whose SAP solve did not report success
   double energy_initial = 0.0, energy_final = 0.0;
+  /// --solver lstable (StepStats' lstable fields): steps solved as the QP/SOCP and as one linear
+  /// solve; QP iterations and residuals over the QP steps; rows over the steps with constraints;
+  /// failures by the solver's own status.
+  int qp_steps = 0, linear_solve_steps = 0;
+  double qp_iterations_sum = 0.0, residual_sum = 0.0, residual_max = 0.0, rows_sum = 0.0;
+  int qp_iterations_max = 0, rows_max = 0;
+  int qp_not_converged = 0, qp_numerical_error = 0, linear_solve_failures = 0;
   std::vector<std::string> warnings;  ///< the scene's and the run's (Simulator::warnings)
   std::vector<std::string> notes;     ///< what does not change the simulation (Scene::notes)
   void add(const simulation::StepStats& s);
@@ -136,6 +143,9 @@ struct RunStatistics {
 /// real_time_factor, solver, integrator, time_step_s, solver_iterations{mean,max},
 /// momentum_error{mean,max}, contacts{mean,max}, max_penetration_m, failures,
 /// energy{initial_J,final_J}; plus scene, dofs and contact_approximation (sap | similar | lagged);
+/// with solver "lstable", `lstable: {rows{mean,max}, qp_steps, linear_solve_steps,
+/// qp_iterations{mean,max}, residual{mean,max}, failures{qp_not_converged, qp_numerical_error,
+/// linear_solve}}` (means over the steps with constraints, the QP steps for iterations and residual);
 /// plus, when `robots_of` is given, `robots: [{name, urdf, floating, base, joints, actuated,
 /// bodies}]`, and `warnings` and `notes` (lists of strings, empty when none).
 void write_stats_json(const std::string& path, const RunStatistics& stats, const std::string& solver,

@@ -10,6 +10,7 @@
 #include <Eigen/Core>
 
 #include "coulomb/math/spatial.h"
+#include "coulomb/solvers/lstable/lstable_solver.h"
 #include "coulomb/solvers/sap/sap_solver.h"
 
 namespace coulomb::simulation {
@@ -29,6 +30,14 @@ struct StepStats {
   double energy = 0.0;               ///< kinetic + gravitational + spring energy at the end [J]
   double wall_time = 0.0;            ///< [s]
   solvers::sap::SapSolverStatus status = solvers::sap::SapSolverStatus::kSuccess;
+  // --solver lstable only (zero, false and kSuccess under SAP and on steps without constraints):
+  // the solver's own figures. solver_iterations is then the QP's interior-point iterations (0
+  // for a linear solve), and `status` maps lstable_status onto SAP's (qp_not_converged →
+  // kMaxIterations, linear_solve_failure and qp_numerical_error → kLinearSolverFailure).
+  int constraint_rows = 0;        ///< rows of the step's problem (3 per frictional contact, 1 per μ = 0 normal, limit side, PD, coupler, joint friction)
+  bool used_qp = false;           ///< the step was the convex QP/SOCP (else one linear solve, bilateral rows only)
+  double solver_residual = 0.0;   ///< the QP's max relative primal/dual residual at exit (0 for a linear solve)
+  solvers::lstable::LStableStatus lstable_status = solvers::lstable::LStableStatus::kSuccess;
 };
 
 /// Where a contact's impulse lies on its friction cone at the end of the step.
