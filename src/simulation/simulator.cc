@@ -634,18 +634,20 @@ void Simulator::build_constraint_set(const Eigen::VectorXd& q0, const Eigen::Vec
     bc.phidot0.noalias() = J * v0;
     bc.stiffness.setConstant(rows, c.stiffness);
     bc.damping.setConstant(rows, c.damping);
-    // The trees of A and B (the world has none), each once.
+    // The trees of A and B (the world has none), each once, in tree order (the same slots every
+    // step, so that the blocks keep their storage).
+    int tree_a = c.body_a == 0 ? -1 : tree_of_root_[model.body(c.body_a).tree];
+    int tree_b = c.body_b == 0 ? -1 : tree_of_root_[model.body(c.body_b).tree];
+    if (tree_a == tree_b) tree_a = -1;
+    if (tree_a > tree_b) std::swap(tree_a, tree_b);
     bc.num_blocks = 0;
-    for (int body : {c.body_a, c.body_b}) {
-      if (body == 0) continue;
-      const int tree = tree_of_root_[model.body(body).tree];
-      if (bc.num_blocks == 1 && bc.blocks[0].tree == tree) continue;
+    for (int tree : {tree_a, tree_b}) {
+      if (tree < 0) continue;
       constraints::TreeBlock& block = bc.blocks[bc.num_blocks++];
       block.tree = tree;
       block.v_start = trees_[tree].v_start;
       block.J = J.middleCols(block.v_start, trees_[tree].nv);
     }
-    if (bc.num_blocks == 2 && bc.blocks[1].tree < bc.blocks[0].tree) std::swap(bc.blocks[0], bc.blocks[1]);
   }
 }
 
