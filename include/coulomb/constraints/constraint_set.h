@@ -2,7 +2,7 @@
 // (../shared/design/ARCHITECTURE.md, "one problem description, many solvers").
 //
 // The simulator fills it once per step from the contacts at q₀, the model's joint limits, the
-// scene's couplers and joint friction, and the actuators' commands; solvers/sap and
+// scene's couplers, joint friction and bilateral constraints, and the actuators' commands; solvers/sap and
 // solvers/lstable each translate it into their own problem, and inverse dynamics reads the same
 // contacts. It is plain data: Jacobian blocks per tree (a tree's velocities are contiguous, see
 // contact::TreeRange), the step-start values φ₀ and v₀ of each constraint's coordinate, and the
