@@ -433,5 +433,36 @@ TEST(BilateralConstraintTest, DigestAbsolutePendulumUnderLStable) {
   EXPECT_LT(coarse.max_phi, 0.5);
 }
 
+// Scenes built in code are checked by the simulator: each fault names the constraint and value.
+TEST(BilateralConstraintTest, SimulatorRejectsBadConstraints) {
+  const scene::Scene good = io::parse_scene(free_pendulum_yaml(0.5, 1.0), "pendulum.yaml");
+  auto message = [&](auto edit) {
+    scene::Scene s = good;
+    edit(s.constraints[0]);
+    try {
+      Simulator sim(s, params_for(s, Solver::kSap));
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(message([](scene::BilateralConstraint&) {}), "(no error)");
+  EXPECT_NE(message([](scene::BilateralConstraint& c) { c.body_b = 7; }).find("body index outside 0 … 1"), std::string::npos);
+  EXPECT_NE(message([](scene::BilateralConstraint& c) { c.body_a = 1; }).find("body_a and body_b are the same body ('bob')"),
+            std::string::npos);
+  EXPECT_NE(message([](scene::BilateralConstraint& c) { c.stiffness = 0; }).find("stiffness must be > 0"), std::string::npos);
+  EXPECT_NE(message([](scene::BilateralConstraint& c) { c.damping = std::nan(""); }).find("damping must be finite"),
+            std::string::npos);
+  EXPECT_NE(message([](scene::BilateralConstraint& c) {
+              c.type = scene::BilateralType::kDistance;
+              c.length = -1;
+            }).find("length must be > 0, got -1"),
+            std::string::npos);
+  EXPECT_NE(message([](scene::BilateralConstraint& c) { c.axis_F = Vector3(0, 0, 2); }).find("axis must be a unit vector"),
+            std::string::npos);
+  EXPECT_NE(message([](scene::BilateralConstraint& c) { c.name = "hinge"; c.body_a = 1; }).find("constraint 'hinge' (ball)"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace coulomb::simulation
