@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "coulomb/constraints/bilateral_kinematics.h"
 #include "coulomb/contact/contact_set.h"
 #include "coulomb/geometry/collision_world.h"
 #include "coulomb/io/scene_loader.h"
@@ -40,6 +41,8 @@ constexpr const char* kFooter = R"(Output (text, or one JSON object with --json;
              point at q0 and its height above the ground below it (the highest upward
              half-space or box top); robots[].place_on_ground: true puts it there
   actuators  PD actuators (kp, kd, target, effort limit), springs (stiffness, rest position)
+  constraints  bilateral constraints (scene constraints:): type, rows, bodies, stiffness, and
+             their value g(q0) at the initial state (JSON: constraints[].g0)
   contacts   at the initial state q0: geometry and body pair (normal from A into B), point
              [m], unit normal, signed distance phi [m] (< 0: overlap), combined mu,
              stiffness [N/m] and dissipation time [s]. Pairs with phi <= margin are listed.
@@ -81,6 +84,15 @@ int run_inspect(const InspectOptions& opt) {
   contact::ContactSet contacts;
   contact::gather_contacts(world, scene.contact, contacts);
   const std::vector<geometry::Geometry>& geometries = world.geometries();
+  // Bilateral constraints: their value g(q0) (constraints/bilateral_kinematics.h).
+  std::vector<Eigen::VectorXd> constraint_values;
+  constraints::BilateralKinematicsScratch constraint_scratch;
+  for (const scene::BilateralConstraint& c : scene.constraints) {
+    Eigen::VectorXd g(scene::num_rows(c.type));
+    Eigen::MatrixXd J(g.size(), model.nv());
+    constraints::bilateral_kinematics(model, ws, c, constraint_scratch, g, J);
+    constraint_values.push_back(g);
+  }
 
   // Trees: root body → bodies; DOFs per tree.
   std::map<int, std::vector<int>> trees;
@@ -204,6 +216,19 @@ int run_inspect(const InspectOptions& opt) {
                              {"damping", s.damping},
                              {"rest_position", s.rest_position}});
     out["springs"] = spring_list;
+    nlohmann::ordered_json constraint_list = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < scene.constraints.size(); ++i) {
+      const scene::BilateralConstraint& c = scene.constraints[i];
+      constraint_list.push_back({{"name", c.name},
+                                 {"type", scene::to_string(c.type)},
+                                 {"body_a", model.body(c.body_a).name},
+                                 {"body_b", model.body(c.body_b).name},
+                                 {"rows", scene::num_rows(c.type)},
+                                 {"stiffness", json_number(c.stiffness)},
+                                 {"damping", c.damping},
+                                 {"g0", to_std(constraint_values[i])}});
+    }
+    out["constraints"] = constraint_list;
     out["num_geometries"] = geometries.size();
     nlohmann::ordered_json geometry_list = nlohmann::ordered_json::array();
     for (const geometry::Geometry& g : geometries)
@@ -314,6 +339,16 @@ int run_inspect(const InspectOptions& opt) {
     for (const io::JointSpring& s : scene.springs)
       std::cout << "  " << s.joint << ": stiffness " << s.stiffness << ", damping " << s.damping << ", rest "
                 << s.rest_position << "\n";
+  }
+  if (!scene.constraints.empty()) {
+    std::cout << "\nconstraints (" << scene.constraints.size() << "):\n";
+    for (size_t i = 0; i < scene.constraints.size(); ++i) {
+      const scene::BilateralConstraint& c = scene.constraints[i];
+      std::cout << "  " << c.name << ": " << scene::to_string(c.type) << " (" << scene::num_rows(c.type) << " rows) "
+                << model.body(c.body_a).name << " -> " << model.body(c.body_b).name << ", "
+                << (std::isfinite(c.stiffness) ? "stiffness " + std::to_string(c.stiffness) : std::string("rigid"))
+                << ", |g(q0)| " << constraint_values[i].norm() << "\n";
+    }
   }
   std::cout << "\ngeometries: " << geometries.size() << "\n";
   std::cout << "\ncontacts at the initial state: " << contacts.size() << "\n";

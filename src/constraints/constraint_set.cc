@@ -1,5 +1,8 @@
 #include "coulomb/constraints/constraint_set.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace coulomb::constraints {
 
 void add_contacts(const contact::ContactSet& contacts, const contact::ContactJacobian& J,
@@ -25,6 +28,19 @@ void add_contacts(const contact::ContactSet& contacts, const contact::ContactJac
     c.material = contact.material;
     k += c.num_blocks;
   }
+}
+
+bool BilateralConstraint::inert_row(int r) const {
+  double max_norm2 = 0.0, row_norm2 = 0.0;
+  for (int b = 0; b < num_blocks; ++b) {
+    for (int s = 0; s < num_rows; ++s) {
+      const double n2 = blocks[b].J.row(s).squaredNorm();
+      max_norm2 = std::max(max_norm2, n2);
+    }
+    row_norm2 += blocks[b].J.row(r).squaredNorm();
+  }
+  const double tol = 1e-10 * std::max(1.0, std::sqrt(max_norm2));
+  return row_norm2 <= tol * tol;
 }
 
 }  // namespace coulomb::constraints

@@ -25,6 +25,7 @@
 #include <system_error>
 #include <unordered_map>
 #include <unordered_set>
+#include <tuple>
 #include <utility>
 
 #include <yaml-cpp/yaml.h>
@@ -716,6 +717,135 @@ std::string unique_name(const std::string& name, std::unordered_set<std::string>
   return out;
 }
 
+
+// ------------------------------------------------------------------------------------------
+// Bilateral constraints (`constraints:`), resolved on the built Model at q0
+
+/// A body or link name (scene body, robot link, or `world`) → its Model body and the link
+/// frame's pose in that body (a link fused into its parent body by a fixed joint is a frame).
+std::pair<int, Transform> constraint_body(const Map& m, const std::string& key, const multibody::Model& model) {
+  const std::string name = m.string(key);
+  int f = -1;
+  try {
+    f = model.frame_index(name);
+  } catch (const std::out_of_range&) {
+    std::vector<std::string> names;
+    for (const multibody::Frame& frame : model.frames()) names.push_back(frame.name);
+    if (names.size() > 25) {
+      names.resize(25);
+      names.push_back("…");
+    }
+    m.fail(key, "unknown body " + in_quotes(name) + " (expected a scene body, a robot link or 'world': " + join(names) + ")");
+  }
+  const multibody::Frame& frame = model.frame(f);
+  return {frame.body, frame.X_BF};
+}
+
+/// A pose block {position, rpy | quaternion} under `key`, identity when absent.
+Transform constraint_frame(const Reader& r, const Map& m, const std::string& key) {
+  if (!m.has(key)) return Transform();
+  const Map fm(r, m.value(key), m.child(key), {"position", "rpy", "quaternion"});
+  return read_pose(r, fm);
+}
+
+void read_constraints(const Reader& r, const YAML::Node& list, Scene& scene) {
+  if (list.IsNull()) return;
+  if (!list.IsSequence()) r.fail(list, "constraints", "expected a list of constraints, got " + node_text(list));
+  const multibody::Model& model = scene.model;
+  multibody::Workspace ws(model);
+  multibody::forward_kinematics(model, ws, scene.q0);
+  std::set<std::string> names;
+  for (size_t k = 0; k < list.size(); ++k) {
+    const std::string path = "constraints[" + std::to_string(k) + "]";
+    const Map m(r, list[k], path,
+                {"name", "type", "joint_type", "body_a", "body_b", "point_a", "point_b", "frame_a", "frame_b", "axis",
+                 "length", "stiffness", "damping", "dissipation_time"});
+    scene::BilateralConstraint c;
+    c.name = m.string("name", path);
+    if (c.name.empty()) m.fail("name", "must be non-empty");
+    if (!names.insert(c.name).second) m.fail("name", "duplicate constraint name " + in_quotes(c.name));
+    const std::string type = m.string("type");
+    if (type == "ball") c.type = scene::BilateralType::kBall;
+    else if (type == "weld") c.type = scene::BilateralType::kWeld;
+    else if (type == "distance") c.type = scene::BilateralType::kDistance;
+    else if (type == "joint") c.type = scene::BilateralType::kRevolute;
+    else m.fail("type", "unknown constraint type " + in_quotes(type) + " (expected one of: ball, weld, distance, joint)");
+    const bool joint = type == "joint", points = type == "ball" || type == "distance";
+    if (joint) {
+      const std::string jt = m.string("joint_type");
+      if (jt == "revolute") c.type = scene::BilateralType::kRevolute;
+      else if (jt == "prismatic") c.type = scene::BilateralType::kPrismatic;
+      else m.fail("joint_type", "unknown joint type " + in_quotes(jt) + " (expected one of: revolute, prismatic)");
+    }
+    // Keys that do not belong to this type.
+    auto reject = [&](const char* key, const std::string& why) {
+      if (m.has(key)) r.fail(m.find(key)->key_node, m.child(key), "not used by a " + type + " constraint (" + why + ")");
+    };
+    if (!joint) reject("joint_type", "only a joint has a joint_type");
+    if (!joint) reject("axis", "only a joint has an axis");
+    if (type != "distance") reject("length", "only a distance constraint has a length");
+    if (points) {
+      reject("frame_a", "give point_a");
+      reject("frame_b", "give point_b");
+    } else {
+      reject("point_a", "give frame_a");
+      reject("point_b", "give frame_b");
+    }
+    Transform X_A, X_B;  // link frames in their bodies
+    std::tie(c.body_a, X_A) = constraint_body(m, "body_a", model);
+    std::tie(c.body_b, X_B) = constraint_body(m, "body_b", model);
+    if (c.body_a == c.body_b)
+      m.fail("body_b", "body_a " + in_quotes(m.string("body_a")) + " and body_b " + in_quotes(m.string("body_b")) +
+                           " are the same rigid body " + in_quotes(model.body(c.body_a).name) +
+                           " (links joined by fixed joints, or both fixed to the world)");
+    // F on A as given; M on B as given, or where F is at q0.
+    Transform X_LF, X_LM;  // in the named links' frames
+    if (points) X_LF.p = m.vector3("point_a", Vector3::Zero());
+    else X_LF = constraint_frame(r, m, "frame_a");
+    c.X_AF = X_A * X_LF;
+    const Transform X_WF = ws.X_WB[c.body_a] * c.X_AF;
+    const std::string b_key = points ? "point_b" : "frame_b";
+    if (m.has(b_key)) {
+      if (points) X_LM.p = m.vector3("point_b", Vector3::Zero());
+      else X_LM = constraint_frame(r, m, "frame_b");
+      c.X_BM = X_B * X_LM;
+    } else if (type == "distance") {
+      c.X_BM = X_B;  // the link's origin
+    } else {
+      c.X_BM = ws.X_WB[c.body_b].inverse() * X_WF;  // coincides with F at q0
+    }
+    if (joint) {
+      const Vector3 axis = m.vector3("axis", Vector3::UnitZ());
+      if (!(axis.norm() > 1e-12)) m.fail("axis", "must be a non-zero vector, got [0, 0, 0]");
+      c.axis_F = axis.normalized();
+    }
+    if (type == "distance") {
+      const double d0 = (ws.X_WB[c.body_b].act(c.X_BM.p) - X_WF.p).norm();
+      c.length = m.number("length", d0);
+      if (m.has("length")) require(c.length > 0.0, m, "length", "must be > 0 m", c.length);
+      else if (!(c.length > 0.0))
+        r.fail(m.node(), m.path(), "the two points coincide at the initial configuration: give length > 0");
+    }
+    c.stiffness = m.number("stiffness", kInf, Finite::kAllowPositiveInfinity);
+    require(c.stiffness > 0.0, m, "stiffness", "must be > 0 (N/m, N·m/rad on rotational rows) or .inf", c.stiffness);
+    if (m.has("damping") && m.has("dissipation_time"))
+      r.fail(m.find("dissipation_time")->key_node, m.child("dissipation_time"), "give either damping or dissipation_time, not both");
+    for (const char* key : {"damping", "dissipation_time"})
+      if (m.has(key) && !std::isfinite(c.stiffness))
+        r.fail(m.find(key)->key_node, m.child(key),
+               "needs a finite stiffness (a rigid constraint is damped by the solver's near-rigid rule)");
+    if (m.has("damping")) {
+      c.damping = m.number("damping");
+      require(c.damping >= 0.0, m, "damping", "must be >= 0 (N·s/m, N·m·s/rad on rotational rows)", c.damping);
+    }
+    if (m.has("dissipation_time")) {
+      const double tau = m.number("dissipation_time");
+      require(tau >= 0.0, m, "dissipation_time", "must be >= 0 s", tau);
+      c.damping = tau * c.stiffness;
+    }
+    scene.constraints.push_back(c);
+  }
+}
 }  // namespace
 
 Scene parse_scene(const std::string& yaml, const std::string& source_name, const std::string& base_directory) {
@@ -734,7 +864,7 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
   scene.source = source_name;
   const Map top(r, root, "",
                 {"description", "time_step", "duration", "gravity", "solver", "integrator", "contact_approximation", "contact",
-                 "collision", "bodies", "robots"});
+                 "collision", "bodies", "robots", "constraints"});
   scene.description = top.string("description", "");
   scene.time_step = top.number("time_step", scene.time_step);
   require(scene.time_step > 0.0, top, "time_step", "must be > 0 s", scene.time_step);
@@ -1056,6 +1186,8 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
     const multibody::Joint& base = model.body(scene.robots[ri].root_body).joint;
     scene.q0[base.q_index + 2] += *ground - low.p_W.z();
   }
+  // Bilateral constraints, at the final q0 (defaults such as frame_b are taken there).
+  if (top.has("constraints")) read_constraints(r, top.value("constraints"), scene);
   return scene;
 }
 

@@ -130,6 +130,32 @@ Simulator::Simulator(scene::Scene scene, SimulatorParameters parameters)
     if (f.v_index < 0 || f.v_index >= model.nv() || !(f.friction >= 0.0) || !std::isfinite(f.friction))
       throw std::invalid_argument("simulator: joint friction on '" + f.joint + "' is invalid (friction " +
                                   std::to_string(f.friction) + ")");
+  // Bilateral constraints (Scene::constraints): checked here as well, since scenes can be built
+  // in code; their Jacobian buffers and results are sized once.
+  for (size_t i = 0; i < scene_.constraints.size(); ++i) {
+    const scene::BilateralConstraint& c = scene_.constraints[i];
+    const std::string what = "simulator: constraint '" + c.name + "' (" + scene::to_string(c.type) + ")";
+    if (c.body_a < 0 || c.body_a >= model.num_bodies() || c.body_b < 0 || c.body_b >= model.num_bodies())
+      throw std::invalid_argument(what + ": body index outside 0 … " + std::to_string(model.num_bodies() - 1) +
+                                  " (body_a " + std::to_string(c.body_a) + ", body_b " + std::to_string(c.body_b) + ")");
+    if (c.body_a == c.body_b)
+      throw std::invalid_argument(what + ": body_a and body_b are the same body ('" + model.body(c.body_a).name + "')");
+    if (!(c.stiffness > 0.0))
+      throw std::invalid_argument(what + ": stiffness must be > 0 (or +inf), got " + std::to_string(c.stiffness));
+    if (!(c.damping >= 0.0) || !std::isfinite(c.damping))
+      throw std::invalid_argument(what + ": damping must be finite and >= 0, got " + std::to_string(c.damping));
+    if (c.type == scene::BilateralType::kDistance && (!(c.length > 0.0) || !std::isfinite(c.length)))
+      throw std::invalid_argument(what + ": length must be > 0, got " + std::to_string(c.length));
+    if (std::abs(c.axis_F.norm() - 1.0) > 1e-9)
+      throw std::invalid_argument(what + ": axis must be a unit vector, its norm is " + std::to_string(c.axis_F.norm()));
+    const int rows = scene::num_rows(c.type);
+    J_bilateral_.push_back(Eigen::MatrixXd::Zero(rows, model.nv()));
+    BilateralResult br;
+    br.phi = Eigen::VectorXd::Zero(rows);
+    br.impulse = Eigen::VectorXd::Zero(rows);
+    br.force = Eigen::VectorXd::Zero(rows);
+    results_.bilaterals.push_back(br);
+  }
   results_.contact_wrenches.assign(model.num_bodies(), math::SpatialForce::Zero());
   results_.generalized_contact_forces = Eigen::VectorXd::Zero(model.nv());
   results_.actuator_forces = Eigen::VectorXd::Zero(na);
@@ -597,6 +623,36 @@ void Simulator::build_constraint_set(const Eigen::VectorXd& q0, const Eigen::Vec
     pd.feedforward = commands_.actuation[i];
     pd.effort_limit = a.effort_limit;
   }
+  // Bilateral constraints: φ₀ = g(q₀), J at q₀ split per tree, φ̇₀ = J v₀.
+  if (!scene_.constraints.empty()) multibody::forward_kinematics(model, ws_, q0);  // free_motion moved ws_
+  for (size_t i = 0; i < scene_.constraints.size(); ++i) {
+    const scene::BilateralConstraint& c = scene_.constraints[i];
+    constraints::BilateralConstraint& bc = set.bilaterals.add();
+    const int rows = scene::num_rows(c.type);
+    Eigen::MatrixXd& J = J_bilateral_[i];
+    bc.constraint = static_cast<int>(i);
+    bc.num_rows = rows;
+    bc.phi0.resize(rows);
+    constraints::bilateral_kinematics(model, ws_, c, bilateral_scratch_, bc.phi0, J);
+    bc.phidot0.resize(rows);
+    bc.phidot0.noalias() = J * v0;
+    bc.stiffness.setConstant(rows, c.stiffness);
+    bc.damping.setConstant(rows, c.damping);
+    // The trees of A and B (the world has none), each once, in tree order (the same slots every
+    // step, so that the blocks keep their storage).
+    int tree_a = c.body_a == 0 ? -1 : tree_of_root_[model.body(c.body_a).tree];
+    int tree_b = c.body_b == 0 ? -1 : tree_of_root_[model.body(c.body_b).tree];
+    if (tree_a == tree_b) tree_a = -1;
+    if (tree_a > tree_b) std::swap(tree_a, tree_b);
+    bc.num_blocks = 0;
+    for (int tree : {tree_a, tree_b}) {
+      if (tree < 0) continue;
+      constraints::TreeBlock& block = bc.blocks[bc.num_blocks++];
+      block.tree = tree;
+      block.v_start = trees_[tree].v_start;
+      block.J = J.middleCols(block.v_start, trees_[tree].nv);
+    }
+  }
 }
 
 // The step's results from SAP's impulses (docs/simulation-api.md): per contact, per body, per
@@ -677,6 +733,15 @@ void Simulator::fill_results() {
   }
   out.generalized_actuation.setZero();
   for (int i = 0; i < num_actuators(); ++i) out.generalized_actuation[scene_.actuators[i].v_index] += out.actuator_forces[i];
+  // Bilateral constraints: row impulses on B, and the constraint value at q₀.
+  for (size_t k = 0, row = 0; k < constraint_set_.bilaterals.size(); ++k) {
+    const constraints::BilateralConstraint& b = constraint_set_.bilaterals[k];
+    BilateralResult& br = out.bilaterals[b.constraint];
+    br.phi = b.phi0;
+    br.impulse = impulses_.bilaterals.segment(row, b.num_rows);
+    br.force = br.impulse / dt;
+    row += b.num_rows;
+  }
   // Joint limits: the generalized impulse on the joint's velocity.
   for (size_t k = 0; k < constraint_set_.limits.size(); ++k)
     out.joint_limit_impulses[constraint_set_.limits[k].v_index] += impulses_.limits[k];

@@ -70,6 +70,26 @@ TEST_F(InspectCliTest, A1DropPosesAndLowestCollisionPoint) {
   EXPECT_TRUE(contains(t.out, "m above the ground")) << t.out;
 }
 
+// The four-bar's loop constraint: listed with its bodies, rows and g(q0) ≈ 0 (the scene's
+// initial angles close the loop); the text output names it.
+TEST_F(InspectCliTest, FourBarListsItsConstraint) {
+  const RunResult r = run_cli({"inspect", kScenes + "four_bar.yaml", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.at("constraints").size(), 1u);
+  const nlohmann::json& c = j.at("constraints")[0];
+  EXPECT_EQ(c.at("name"), "loop");
+  EXPECT_EQ(c.at("type"), "ball");
+  EXPECT_EQ(c.at("body_a"), "rocker_link");
+  EXPECT_EQ(c.at("body_b"), "coupler_link");
+  EXPECT_EQ(c.at("rows"), 3);
+  EXPECT_EQ(c.at("stiffness"), "inf");
+  for (int i = 0; i < 3; ++i) EXPECT_LT(std::abs(c.at("g0")[i].get<double>()), 1e-12);
+  const RunResult t = run_cli({"inspect", kScenes + "four_bar.yaml"});
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_TRUE(contains(t.out, "loop: ball (3 rows) rocker_link -> coupler_link, rigid")) << t.out;
+}
+
 TEST_F(InspectCliTest, A1DropJsonListsEighteenDofs) {
   const RunResult r = run_cli({"inspect", kScenes + "a1_drop.yaml", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;

@@ -62,6 +62,17 @@ const BadScene kBadScenes[] = {
     {"duplicate_body_name.yaml", "bodies[1].name", "duplicate body name 'ball'"},
     {"wrong_vector_length.yaml", "gravity", "expected a list of 3 numbers, got a list of 2"},
     {"bad_boolean.yaml", "bodies[0].fixed", "expected true or false, got 'maybe'"},
+    {"constraint_unknown_body.yaml", "constraints[0].body_b",
+     "unknown body 'bobb' (expected a scene body, a robot link or 'world': world, bob)"},
+    {"constraint_bad_type.yaml", "constraints[0].type",
+     "unknown constraint type 'hinge' (expected one of: ball, weld, distance, joint)"},
+    {"constraint_negative_length.yaml", "constraints[0].length", "must be > 0 m, got -0.5"},
+    {"constraint_same_body.yaml", "constraints[0].body_b",
+     "body_a 'wall' and body_b 'post' are the same rigid body 'world'"},
+    {"constraint_bad_joint_type.yaml", "constraints[0].joint_type",
+     "unknown joint type 'spherical' (expected one of: revolute, prismatic)"},
+    {"constraint_negative_stiffness.yaml", "constraints[0].stiffness",
+     "must be > 0 (N/m, N·m/rad on rotational rows) or .inf, got -1000000"},
 };
 
 TEST(SceneBadInputTest, EveryMalformedSceneGivesItsMessage) {
@@ -136,6 +147,53 @@ TEST(SceneBadInputTest, StringScenes) {
   EXPECT_EQ(message("bodies:\n  - {name: b, mass: 1, shapes: [{type: sphere, radius: 0.1}],\n"
                     "     contact: {hunt_crossley_dissipation: -3}}\n"),
             "inline.yaml:3: bodies[0].contact.hunt_crossley_dissipation: must be >= 0 s/m, got -3");
+}
+
+TEST(SceneBadInputTest, ConstraintStringScenes) {
+  auto message = [](const std::string& constraint) {
+    const std::string yaml =
+        "bodies:\n"
+        "  - {name: a, mass: 1, shapes: [{type: sphere, radius: 0.1}]}\n"
+        "  - {name: b, mass: 1, position: [1, 0, 0], shapes: [{type: sphere, radius: 0.1}]}\n"
+        "constraints:\n  - " + constraint + "\n";
+    try {
+      parse_scene(yaml, "inline.yaml");
+    } catch (const SceneError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(message("{type: ball, body_a: a, body_b: b}"), "(no error)");
+  EXPECT_EQ(message("{body_a: a, body_b: b}"), "inline.yaml:5: constraints[0]: missing required key 'type'");
+  EXPECT_EQ(message("{type: ball, body_a: a}"), "inline.yaml:5: constraints[0]: missing required key 'body_b'");
+  EXPECT_EQ(message("{type: ball, body_a: a, body_b: b, lenght: 1}"),
+            "inline.yaml:5: constraints[0].lenght: unknown key 'lenght' (expected one of: name, type, joint_type, "
+            "body_a, body_b, point_a, point_b, frame_a, frame_b, axis, length, stiffness, damping, dissipation_time)");
+  EXPECT_EQ(message("{type: weld, body_a: a, body_b: b, point_a: [0, 0, 0]}"),
+            "inline.yaml:5: constraints[0].point_a: not used by a weld constraint (give frame_a)");
+  EXPECT_EQ(message("{type: ball, body_a: a, body_b: b, length: 1}"),
+            "inline.yaml:5: constraints[0].length: not used by a ball constraint (only a distance constraint has a "
+            "length)");
+  EXPECT_EQ(message("{type: joint, joint_type: revolute, body_a: a, body_b: b, axis: [0, 0, 0]}"),
+            "inline.yaml:5: constraints[0].axis: must be a non-zero vector, got [0, 0, 0]");
+  EXPECT_EQ(message("{type: joint, body_a: a, body_b: b}"),
+            "inline.yaml:5: constraints[0]: missing required key 'joint_type'");
+  EXPECT_EQ(message("{type: ball, body_a: a, body_b: b, damping: 1}"),
+            "inline.yaml:5: constraints[0].damping: needs a finite stiffness (a rigid constraint is damped by the "
+            "solver's near-rigid rule)");
+  EXPECT_EQ(message("{type: ball, body_a: a, body_b: b, stiffness: 1e6, damping: 1, dissipation_time: 0.1}"),
+            "inline.yaml:5: constraints[0].dissipation_time: give either damping or dissipation_time, not both");
+  EXPECT_EQ(message("{type: ball, body_a: a, body_b: b, stiffness: 1e6, dissipation_time: -0.1}"),
+            "inline.yaml:5: constraints[0].dissipation_time: must be >= 0 s, got -0.1");
+  EXPECT_EQ(message("{type: distance, body_a: a, body_b: b, point_b: [-1, 0, 0]}"),
+            "inline.yaml:5: constraints[0]: the two points coincide at the initial configuration: give length > 0");
+  EXPECT_EQ(message("{type: ball, body_a: a, body_b: b, frame_b: {position: [0, 0, 0]}}"),
+            "inline.yaml:5: constraints[0].frame_b: not used by a ball constraint (give point_b)");
+  EXPECT_EQ(message("{type: weld, body_a: a, body_b: b, frame_a: {positon: [0, 0, 0]}}"),
+            "inline.yaml:5: constraints[0].frame_a.positon: unknown key 'positon' (expected one of: position, rpy, "
+            "quaternion)");
+  EXPECT_EQ(message("{name: x, type: ball, body_a: a, body_b: b}\n  - {name: x, type: ball, body_a: world, body_b: b}"),
+            "inline.yaml:6: constraints[1].name: duplicate constraint name 'x'");
 }
 
 TEST(SceneBadInputTest, UnreadableFile) {

@@ -79,7 +79,7 @@ TEST(SceneLoaderTest, EveryExampleSceneLoadsAndIsChecked) {
   // checked in detail below).
   const std::set<std::string> checked = {"clutter.yaml",      "clutter_no_walls.yaml", "spring_cylinder.yaml",
                                          "incline.yaml",      "sphere_stack.yaml",     "a1_drop.yaml",
-                                         "a1_stand.yaml",     "quadruped.yaml"};
+                                         "a1_stand.yaml",     "quadruped.yaml",        "four_bar.yaml"};
   std::set<std::string> found;
   for (const auto& entry : fs::directory_iterator(kScenes)) {
     if (entry.path().extension() != ".yaml") continue;
@@ -189,6 +189,82 @@ TEST(SceneLoaderTest, SpringCylinder) {
   const geometry::Geometry& g = geometry_named(scene, "cylinder/collision0");
   EXPECT_EQ(g.shape.type, geometry::ShapeType::kCylinder);
   EXPECT_NEAR(std::abs((g.X_BG.R * Vector3::UnitZ()).y()), 1.0, 1e-12);
+}
+
+// Four-bar linkage: three continuous joints in two trees, one ball constraint between the tips
+// of the coupler and the rocker, which coincide at the initial angles (the loop is closed).
+TEST(SceneLoaderTest, FourBar) {
+  const Scene scene = load_scene(kScenes + "four_bar.yaml");
+  const multibody::Model& model = scene.model;
+  EXPECT_EQ(model.nv(), 3);
+  ASSERT_EQ(scene.constraints.size(), 1u);
+  const scene::BilateralConstraint& c = scene.constraints[0];
+  EXPECT_EQ(c.name, "loop");
+  EXPECT_EQ(c.type, scene::BilateralType::kBall);
+  EXPECT_EQ(c.body_a, model.body_index("rocker_link"));
+  EXPECT_EQ(c.body_b, model.body_index("coupler_link"));
+  EXPECT_NE(model.body(c.body_a).tree, model.body(c.body_b).tree);
+  EXPECT_EQ(c.X_AF.p, Vector3(0.3, 0, 0));
+  EXPECT_EQ(c.X_BM.p, Vector3(0.35, 0, 0));
+  EXPECT_TRUE(std::isinf(c.stiffness));
+  multibody::Workspace ws(model);
+  multibody::forward_kinematics(model, ws, scene.q0);
+  EXPECT_LT((ws.X_WB[c.body_a].act(c.X_AF.p) - ws.X_WB[c.body_b].act(c.X_BM.p)).norm(), 1e-15);
+  ASSERT_EQ(scene.actuators.size(), 1u);
+  EXPECT_EQ(scene.actuators[0].joint, "crank");
+}
+
+// Constraint frames: a link fused into its body by a fixed joint is a frame of that body; the
+// frame on B defaults to where the frame on A is at q0; distance defaults to the initial distance;
+// stiffness / dissipation_time give damping = k τ_d.
+TEST(SceneLoaderTest, ConstraintFramesAndDefaults) {
+  const Scene scene = parse_scene(R"(
+bodies:
+  - {name: box, mass: 2, position: [1, 2, 3], rpy: [0.1, 0.2, 0.3], shapes: [{type: box, size: [0.1, 0.2, 0.3]}]}
+  - {name: wall, fixed: true, position: [0, 0, 1], shapes: [{type: box, size: [1, 1, 1]}]}
+robots:
+  - urdf: )" + kQuadruped + R"(
+    floating: true
+    position: [0, 0, 1]
+constraints:
+  - {name: w, type: weld, body_a: FR_foot, body_b: box, frame_a: {position: [0, 0, -0.1], rpy: [0, 0, 1]}}
+  - {name: d, type: distance, body_a: wall, point_a: [0.5, 0, 0], body_b: box}
+  - {name: j, type: joint, joint_type: prismatic, body_a: world, body_b: box, axis: [0, 0, 2],
+     stiffness: 1.0e5, dissipation_time: 0.01}
+)");
+  const multibody::Model& model = scene.model;
+  ASSERT_EQ(scene.constraints.size(), 3u);
+  multibody::Workspace ws(model);
+  multibody::forward_kinematics(model, ws, scene.q0);
+  const int foot = model.frame_index("FR_foot");
+  const multibody::Frame& foot_frame = model.frame(foot);
+  ASSERT_NE(foot_frame.body, 0);
+  EXPECT_NE(model.body(foot_frame.body).name, "FR_foot");  // fused into the calf's body
+  const scene::BilateralConstraint& w = scene.constraints[0];
+  EXPECT_EQ(w.type, scene::BilateralType::kWeld);
+  EXPECT_EQ(w.body_a, foot_frame.body);
+  // X_AF = X_B,foot · X_foot,F.
+  const math::Transform X_LF(math::rotation_from_rpy(0, 0, 1), Vector3(0, 0, -0.1));
+  const math::Transform X_AF = foot_frame.X_BF * X_LF;
+  EXPECT_LT((w.X_AF.p - X_AF.p).norm(), 1e-15);
+  EXPECT_LT((w.X_AF.R - X_AF.R).norm(), 1e-15);
+  // M coincides with F at q0.
+  const math::Transform X_WF = ws.X_WB[w.body_a] * w.X_AF, X_WM = ws.X_WB[w.body_b] * w.X_BM;
+  EXPECT_LT((X_WF.p - X_WM.p).norm(), 1e-14);
+  EXPECT_LT((X_WF.R - X_WM.R).norm(), 1e-14);
+  const scene::BilateralConstraint& d = scene.constraints[1];
+  EXPECT_EQ(d.body_a, 0);
+  EXPECT_LT((d.X_AF.p - Vector3(0.5, 0, 1)).norm(), 1e-15);  // the wall is fused into the world
+  EXPECT_LT((d.X_BM.p).norm(), 1e-15);                       // the box's origin
+  EXPECT_NEAR(d.length, (Vector3(1, 2, 3) - Vector3(0.5, 0, 1)).norm(), 1e-15);
+  const scene::BilateralConstraint& j = scene.constraints[2];
+  EXPECT_EQ(j.type, scene::BilateralType::kPrismatic);
+  EXPECT_EQ(j.axis_F, Vector3(0, 0, 1));
+  EXPECT_DOUBLE_EQ(j.stiffness, 1e5);
+  EXPECT_DOUBLE_EQ(j.damping, 1e3);
+  const math::Transform X_WM_j = ws.X_WB[j.body_b] * j.X_BM;  // F is the world frame: M starts there
+  EXPECT_LT(X_WM_j.p.norm(), 1e-14);
+  EXPECT_LT((X_WM_j.R - Matrix3::Identity()).norm(), 1e-14);
 }
 
 TEST(SceneLoaderTest, Incline) {

@@ -127,5 +127,26 @@ TEST(AllocationTest, StepsAfterWarmUpAllocateNothing) {
   }
 }
 
+// Bilateral constraints (scene `constraints:`): the four-bar's loop closure (two trees) under both
+// solvers allocates nothing per step after warm-up: ConstraintSet entries, SAP's pooled
+// constraints, lstable's buffers and the step results keep their storage.
+TEST(AllocationTest, BilateralConstraintStepsAllocateNothing) {
+  for (Solver solver : {Solver::kSap, Solver::kLStable}) {
+    scene::Scene scene = io::load_scene(std::string(COULOMB_SOURCE_DIR) + "/examples/scenes/four_bar.yaml");
+    SimulatorParameters params;
+    params.time_step = scene.time_step;
+    params.solver = solver;
+    Simulator sim(std::move(scene), params);
+    for (int k = 0; k < 20; ++k) sim.step();
+    long allocations = 0;
+    {
+      AllocationCounter counter;
+      for (int k = 0; k < 200; ++k) sim.step();
+      allocations = counter.count();
+    }
+    EXPECT_EQ(allocations, 0) << to_string(solver);
+  }
+}
+
 }  // namespace
 }  // namespace coulomb::simulation

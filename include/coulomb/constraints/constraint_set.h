@@ -2,7 +2,7 @@
 // (../shared/design/ARCHITECTURE.md, "one problem description, many solvers").
 //
 // The simulator fills it once per step from the contacts at q₀, the model's joint limits, the
-// scene's couplers and joint friction, and the actuators' commands; solvers/sap and
+// scene's couplers, joint friction and bilateral constraints, and the actuators' commands; solvers/sap and
 // solvers/lstable each translate it into their own problem, and inverse dynamics reads the same
 // contacts. It is plain data: Jacobian blocks per tree (a tree's velocities are contiguous, see
 // contact::TreeRange), the step-start values φ₀ and v₀ of each constraint's coordinate, and the
@@ -103,6 +103,27 @@ struct JointFrictionConstraint {
   double v0 = 0.0;
 };
 
+/// A holonomic bilateral constraint g(q) = 0 with 1 … 6 rows (scene `constraints:`: ball,
+/// weld, distance, joint), linearized at q₀: the row velocity is φ̇ = Σ_blocks J v (the
+/// velocity of body B's frame relative to body A's, per row), and a row's impulse γ acts on B
+/// through Jᵀγ (A receives its opposite). Each row is a spring–damper λ = −k φ − b φ̇ with
+/// stiffness k = +∞ for a rigid row (each solver then applies its own near-rigid rule).
+struct BilateralConstraint {
+  int constraint = 0;  ///< index into Scene::constraints
+  int num_rows = 0;    ///< 1 … 6
+  int num_blocks = 1;  ///< 1 or 2 (two when the constraint joins two trees)
+  TreeBlock blocks[2];
+  Eigen::VectorXd phi0;       ///< g(q₀), per row [m or rad]
+  Eigen::VectorXd phidot0;    ///< J v₀, per row [m/s or rad/s]
+  Eigen::VectorXd stiffness;  ///< k per row [N/m or N·m/rad], > 0, may be +∞ (rigid)
+  Eigen::VectorXd damping;    ///< b per row [N·s/m or N·m·s/rad], ≥ 0 (unused on rigid rows)
+
+  /// True when row r's Jacobian vanishes (‖J_r‖ ≤ 1e-10 · max(1, max_s ‖J_s‖)): the row cannot
+  /// move at first order (e.g. the out-of-plane rows of a planar closed chain). Solvers give such
+  /// rows a zero bias velocity, so that their impulse is ≈ 0 instead of an unbounded correction.
+  bool inert_row(int r) const;
+};
+
 struct ConstraintSet {
   double time_step = 0.0;  ///< δt [s]
   double theta_vq = 1.0;   ///< the integrator's position prediction q₁ = q₀ + δt (θ_vq v + (1 − θ_vq) v₀)
@@ -113,6 +134,7 @@ struct ConstraintSet {
   RecycledList<PdActuatorConstraint> pd_actuators;
   RecycledList<CouplerConstraint> couplers;
   RecycledList<JointFrictionConstraint> joint_frictions;
+  RecycledList<BilateralConstraint> bilaterals;
 
   void clear() {
     contacts.clear();
@@ -120,9 +142,17 @@ struct ConstraintSet {
     pd_actuators.clear();
     couplers.clear();
     joint_frictions.clear();
+    bilaterals.clear();
   }
   size_t size() const {
-    return contacts.size() + limits.size() + pd_actuators.size() + couplers.size() + joint_frictions.size();
+    return contacts.size() + limits.size() + pd_actuators.size() + couplers.size() + joint_frictions.size() +
+           bilaterals.size();
+  }
+  /// Σ num_rows over the bilateral constraints.
+  int num_bilateral_rows() const {
+    int n = 0;
+    for (const BilateralConstraint& b : bilaterals) n += b.num_rows;
+    return n;
   }
 };
 
@@ -134,6 +164,9 @@ struct ConstraintImpulses {
   Eigen::VectorXd pd_actuators;        ///< per PD actuator: δt τ (the implicit PD's impulse)
   Eigen::VectorXd couplers;            ///< per coupler: impulse on the follower
   Eigen::VectorXd joint_frictions;     ///< per joint friction: generalized impulse on the joint
+  /// All bilateral rows, constraint after constraint (BilateralConstraint::num_rows each): the
+  /// row impulse γ on body B [N·s or N·m·s].
+  Eigen::VectorXd bilaterals;
 
   /// Sizes every vector for `set` and zeroes it.
   void resize(const ConstraintSet& set) {
@@ -143,6 +176,7 @@ struct ConstraintImpulses {
     pd_actuators.setZero(set.pd_actuators.size());
     couplers.setZero(set.couplers.size());
     joint_frictions.setZero(set.joint_frictions.size());
+    bilaterals.setZero(set.num_bilateral_rows());
   }
 };
 

@@ -62,6 +62,36 @@ struct JointFriction {
   double friction = 0.0;     ///< maximum friction torque or force [N·m or N] > 0
 };
 
+/// The kinds of bilateral constraint of the scene's `constraints:` list (docs/user-guide.md).
+enum class BilateralType {
+  kBall,       ///< point–point: p_WM − p_WF = 0, 3 rows
+  kWeld,       ///< frame–frame: 3 rotational rows (log of R_FM) then 3 translational, 6 rows
+  kDistance,   ///< |p_WM − p_WF| − length = 0, 1 row
+  kRevolute,   ///< joint in maximal form: axes aligned (2 rows) and origins coincide (3 rows)
+  kPrismatic,  ///< joint in maximal form: rotation locked (3 rows), motion only along the axis (2 rows)
+};
+/// "ball", "weld", "distance", "revolute", "prismatic".
+const char* to_string(BilateralType type);
+/// Number of rows of a constraint of this type (3, 6, 1, 5, 5).
+int num_rows(BilateralType type);
+
+/// A holonomic bilateral constraint between a frame F fixed to body A and a frame M fixed to
+/// body B (either may be the world, body 0, but not both the same body). Ball and distance use
+/// only the frames' origins (the points). Every row is a spring–damper λ = −k φ − b φ̇:
+/// stiffness +∞ (the default) is a rigid constraint, which each solver holds in its near-rigid
+/// regime; rows are in world axes (rotational rows: rotation vector of M relative to F).
+struct BilateralConstraint {
+  std::string name;           ///< the scene's `name`, or "constraints[i]"
+  BilateralType type = BilateralType::kBall;
+  int body_a = 0, body_b = 0;  ///< Model body indices (0 = the world)
+  math::Transform X_AF;        ///< frame F in body A's frame (its origin: the point on A)
+  math::Transform X_BM;        ///< frame M in body B's frame (its origin: the point on B)
+  math::Vector3 axis_F = math::Vector3::UnitZ();  ///< joint axis, unit, in F (revolute, prismatic)
+  double length = 0.0;         ///< distance constraint: > 0 [m]
+  double stiffness = std::numeric_limits<double>::infinity();  ///< k [N/m; N·m/rad on rotational rows] > 0
+  double damping = 0.0;        ///< b [N·s/m; N·m·s/rad on rotational rows] ≥ 0 (finite stiffness only)
+};
+
 /// A robot placed in the scene from a URDF.
 struct SceneRobot {
   std::string name;         ///< prefix of its link/joint names ("" for the first unnamed robot)
@@ -94,6 +124,7 @@ struct Scene {
   std::vector<JointSpring> springs; ///< in the order of their velocity index
   std::vector<Coupler> couplers;    ///< URDF <mimic> joints
   std::vector<JointFriction> joint_frictions;  ///< URDF <dynamics friction> > 0
+  std::vector<BilateralConstraint> constraints;  ///< the scene's `constraints:` list, in order
   std::vector<SceneRobot> robots;
   std::string description;          ///< the file's optional `description:` text
   /// Everything worth telling the user that is not an error (every robot's warnings, skipped

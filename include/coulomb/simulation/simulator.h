@@ -34,6 +34,7 @@
 #include "coulomb/simulation/run_monitor.h"
 #include "coulomb/simulation/step_results.h"
 #include "coulomb/multibody/workspace.h"
+#include "coulomb/constraints/bilateral_kinematics.h"
 #include "coulomb/constraints/constraint_set.h"
 #include "coulomb/solvers/lstable/lstable_solver.h"
 #include "coulomb/solvers/sap/sap_constraint_builder.h"
@@ -222,6 +223,10 @@ class Simulator {
   Eigen::VectorXd tau_applied_;  ///< n_v: pure-force actuation + external wrenches of this step
   Eigen::VectorXd q0_, v0_, v_star_, v_thvq_;  ///< step buffers
   Eigen::MatrixXd J_wrench_;     ///< 6 × n_v frame Jacobian for external wrenches
+  /// Bilateral constraints (Scene::constraints): scratch for their kinematics and their
+  /// rows × n_v Jacobians at q₀, one per constraint.
+  constraints::BilateralKinematicsScratch bilateral_scratch_;
+  std::vector<Eigen::MatrixXd> J_bilateral_;
   RunMonitor monitor_;
   solvers::sap::SapSolver solver_;
   solvers::sap::SapSolverResults solver_results_;

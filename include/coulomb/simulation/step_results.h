@@ -65,6 +65,14 @@ struct ContactResult {
   ContactRegion region = ContactRegion::kNoContact;
 };
 
+/// One bilateral constraint of the step (Scene::constraints, same order). Rows as in
+/// constraints/bilateral_kinematics.h (world axes; rotational rows first for weld/joints).
+struct BilateralResult {
+  Eigen::VectorXd phi;      ///< constraint value g(q₀) at the start of the step, per row [m or rad]
+  Eigen::VectorXd impulse;  ///< row impulse γ on body B (A receives −γ) [N·s or N·m·s]
+  Eigen::VectorXd force;    ///< impulse / δt [N or N·m]
+};
+
 /// Everything the last step did, refilled in place by Simulator::step(). Forces are the step's
 /// impulses divided by δt (the mean force over the step).
 struct StepResults {
@@ -84,6 +92,8 @@ struct StepResults {
   Eigen::VectorXd generalized_actuation;
   /// Joint-limit impulse on every velocity, n_v (0 where no limit acted) [N·m·s or N·s].
   Eigen::VectorXd joint_limit_impulses;
+  /// One per scene bilateral constraint (Scene::constraints order).
+  std::vector<BilateralResult> bilaterals;
 };
 
 /// An external wrench on a body for the coming steps: force f_W and moment tau_W (both world

@@ -57,6 +57,7 @@ const LStableResults& LStableSolver::solve(const constraints::ConstraintSet& set
   for (const constraints::JointLimitConstraint& l : set.limits)
     n += (std::isfinite(l.lower) ? 1 : 0) + (std::isfinite(l.upper) ? 1 : 0);
   n += static_cast<int>(set.pd_actuators.size() + set.couplers.size() + set.joint_frictions.size());
+  n += set.num_bilateral_rows();
   out.num_rows = n;
   G_.setZero(n, nv);
   R_.resize(n);
@@ -143,6 +144,17 @@ const LStableResults& LStableSolver::solve(const constraints::ConstraintSet& set
     bound_.push_back(dt * f.friction);
     ++row;
   }
+  // Bilateral constraints (ball, weld, distance, joint): free rows, each a spring–damper with the
+  // constraint's K and B; rigid rows (K = ∞) take the rigid contacts' near-rigid R (set from W
+  // below) with critical damping τ = δt θ / π; inert rows (zero Jacobian row) carry nothing.
+  for (const constraints::BilateralConstraint& b : set.bilaterals)
+    for (int r = 0; r < b.num_rows; ++r, ++row) {
+      for (int k = 0; k < b.num_blocks; ++k) G_.block(row, b.blocks[k].v_start, 1, b.blocks[k].J.cols()) += b.blocks[k].J.row(r);
+      const double phi = b.phi0[r] + dt * (1.0 - theta) * b.phidot0[r];
+      if (b.inert_row(r)) R_[row] = 1.0, vhat_[row] = 0.0;
+      else if (std::isfinite(b.stiffness[r])) spring_damper(dt, theta, b.stiffness[r], b.damping[r], b.phi0[r], b.phidot0[r], R_[row], vhat_[row]);
+      else R_[row] = 0.0, vhat_[row] = -phi / (dt * theta * (1.0 + 1.0 / 3.141592653589793)), rigid.push_back(row);
+    }
 
   // W = G A⁻¹ Gᵀ, tree by tree.
   AinvGt_.resize(nv, n);
@@ -201,6 +213,7 @@ const LStableResults& LStableSolver::solve(const constraints::ConstraintSet& set
   for (size_t k = 0; k < set.pd_actuators.size(); ++k) out.impulses.pd_actuators[k] = gamma_[row++];
   for (size_t k = 0; k < set.couplers.size(); ++k) out.impulses.couplers[k] = gamma_[row++];
   for (size_t k = 0; k < set.joint_frictions.size(); ++k) out.impulses.joint_frictions[k] = gamma_[row++];
+  for (int k = 0; k < out.impulses.bilaterals.size(); ++k) out.impulses.bilaterals[k] = gamma_[row++];
   return out;
 }
 

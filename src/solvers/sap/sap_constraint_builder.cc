@@ -111,6 +111,33 @@ void SapConstraintBuilder::build(const constraints::ConstraintSet& set, const Sa
     else c->reset(a.q0, pd);
     pd_index_[i] = problem.add_constraint(c.get());
   }
+  // Bilateral constraints (ball, weld, distance, joint): compliant, near-rigid when rigid.
+  bilateral_index_.resize(set.bilaterals.size());
+  for (size_t i = 0; i < set.bilaterals.size(); ++i) {
+    const constraints::BilateralConstraint& b = set.bilaterals[i];
+    BilateralParameters& bp = bilateral_parameters_;
+    bp.phi0 = b.phi0;
+    bp.phidot0 = b.phidot0;
+    bp.stiffness = b.stiffness;
+    bp.damping = b.damping;
+    bp.inert.resize(b.num_rows);
+    for (int r = 0; r < b.num_rows; ++r) bp.inert[r] = b.inert_row(r) ? 1 : 0;
+    bp.regularization = parameters.regularization;
+    bp.theta_vq = set.theta_vq;
+    const constraints::TreeBlock &b0 = b.blocks[0], &b1 = b.blocks[1];
+    const bool two = b.num_blocks == 2;
+    if (static_cast<int>(bilaterals_.size()) <= b.constraint) bilaterals_.resize(b.constraint + 1);
+    std::unique_ptr<SapBilateralConstraint>& c = bilaterals_[b.constraint];
+    if (!c || c->num_rows() != b.num_rows) {
+      if (two) c = std::make_unique<SapBilateralConstraint>(bp, b0.tree, b0.J, b1.tree, b1.J);
+      else c = std::make_unique<SapBilateralConstraint>(bp, b0.tree, b0.J);
+    } else if (two) {
+      c->reset(bp, b0.tree, b0.J, b1.tree, b1.J);
+    } else {
+      c->reset(bp, b0.tree, b0.J);
+    }
+    bilateral_index_[i] = problem.add_constraint(c.get());
+  }
 }
 
 void SapConstraintBuilder::impulses(const constraints::ConstraintSet& set, const SapProblem& problem,
@@ -139,6 +166,11 @@ void SapConstraintBuilder::impulses(const constraints::ConstraintSet& set, const
     out.joint_frictions[i] =
         generalized(*frictions_[set.joint_frictions[i].index], friction_index_[i], set.joint_frictions[i].local);
   for (size_t i = 0; i < set.pd_actuators.size(); ++i) out.pd_actuators[i] = r.gamma[problem.row_start(pd_index_[i])];
+  for (size_t i = 0, row = 0; i < set.bilaterals.size(); ++i) {
+    const int n = set.bilaterals[i].num_rows;
+    out.bilaterals.segment(row, n) = r.gamma.segment(problem.row_start(bilateral_index_[i]), n);
+    row += n;
+  }
 }
 
 }  // namespace coulomb::solvers::sap

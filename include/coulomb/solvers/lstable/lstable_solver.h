@@ -16,7 +16,9 @@
 //
 // with A the stage-1 matrix (M plus the implicit joint springs), v* the free-motion velocity,
 // and 𝒦 per row group:
-//   - bilateral rows (PD actuators without effort limit, couplers): free. A step with only
+//   - bilateral rows (PD actuators without effort limit, couplers, the rows of bilateral
+//     constraints: ball, weld, distance, joint; rigid ones take the rigid contacts' R and
+//     τ = δt θ/π): free. A step with only
 //     bilateral rows is ONE linear solve (W + R) γ = v̂ − G v*, the symmetric form
 //     (D⁻¹ + W) λ = D⁻¹ r of digest §3.2(b) that stays exact for K up to 1e18 (§4 item 1);
 //     redundant rows need no regularization (W + R ≻ 0 whenever R ≻ 0).

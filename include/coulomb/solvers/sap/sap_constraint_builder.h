@@ -5,7 +5,8 @@
 // Contacts become SapFrictionConeConstraint (approximation sap: linear compliant model with
 // dissipation time τ_d, Castro et al. §V) or SapHuntCrossleyConstraint (similar, lagged); limits
 // near-rigid SapLimitConstraint; couplers SapCouplerConstraint; joint friction
-// SapJointFrictionConstraint; PD actuators SapPdControllerConstraint. Every constraint predicts
+// SapJointFrictionConstraint; PD actuators SapPdControllerConstraint; bilateral constraints
+// (ball, weld, distance, joint) SapBilateralConstraint (near-rigid when rigid). Every constraint predicts
 // its position at the end of the step as the integrator moves it (set.theta_vq).
 //
 // The SAP constraint objects are pooled and reset each step: nothing is allocated once the
@@ -17,6 +18,7 @@
 
 #include "coulomb/constraints/constraint_set.h"
 #include "coulomb/contact/contact_approximation.h"
+#include "coulomb/solvers/sap/sap_bilateral_constraint.h"
 #include "coulomb/solvers/sap/sap_coupler_constraint.h"
 #include "coulomb/solvers/sap/sap_friction_cone_constraint.h"
 #include "coulomb/solvers/sap/sap_hunt_crossley_constraint.h"
@@ -50,8 +52,10 @@ class SapConstraintBuilder {
   std::vector<std::unique_ptr<SapCouplerConstraint>> couplers_;
   std::vector<std::unique_ptr<SapJointFrictionConstraint>> frictions_;
   std::vector<std::unique_ptr<SapPdControllerConstraint>> pds_;
+  std::vector<std::unique_ptr<SapBilateralConstraint>> bilaterals_;  ///< keyed by scene constraint index
+  BilateralParameters bilateral_parameters_;
   // Problem constraint index of each set entry, in the set's order.
-  std::vector<int> contact_index_, limit_index_, coupler_index_, friction_index_, pd_index_;
+  std::vector<int> contact_index_, limit_index_, coupler_index_, friction_index_, pd_index_, bilateral_index_;
   // The limit pool is keyed by velocity index (a limit constraint's rows depend on which limits
   // are finite, fixed per joint).
   std::vector<int> limit_pool_of_;
