@@ -3,7 +3,7 @@
 // foundation of 100 or 900 frictionless unilateral spring–damper elements (E = 1e7 or 1e11,
 // B = 1 per element), an extra 5 N or 50 N load circling on its top face, 1 s.
 //
-// For every case it prints the wall time of lstable (h = 0.01, one LStableSolver::solve per
+// For every case it prints the CPU time of lstable (h = 0.01, one LStableSolver::solve per
 // step) and of SUNDIALS CVODE BDF on the same penalty ODE (tests/oracle/elastic_foundation.h),
 // at a tight reference tolerance, at a loose "engineering" tolerance (rtol 1e-6, orders 1–5) and
 // as the analog of the paper's "ode15s forced to first order" (BDF order 1, MATLAB's default
@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
           rows.push_back(r);
         }
     }
-    std::printf("Table 1 analog: wall time [s] for 1 s of simulated time (lstable h = %g; CVODE BDF "
+    std::printf("Table 1 analog: CPU time [s] for 1 s of simulated time (lstable h = %g; CVODE BDF "
                 "rtol = %g (reference), %g (loose), and BDF1 at rtol 1e-3, atol 1e-6 (the paper's first-order "
                 "ode15s)); steps in parentheses.\n\n",
                 h, rtol, loose_rtol);
