@@ -151,8 +151,9 @@ int main(int argc, char** argv) {
                   r.lstable.seconds, r.lstable.qp_iterations, r.reference.seconds, r.reference.steps, r.loose.seconds,
                   r.loose.steps, r.bdf1.seconds, r.bdf1.steps);
     std::printf("\nTable 2 analog: generalized-coordinate error after 1 s against CVODE (rtol = %g); "
-                "\"ref. check\" = distance of that reference to a CVODE run at rtol = %g; \"h = %g\" = lstable's "
-                "error at that step; lifted = elements above the foundation at t = 1 s (lstable / CVODE).\n\n",
+                "\"ref. check\" = distance of that reference to a CVODE run at rtol = %g (— not run); \"h = %g\" = "
+                "lstable's error at that step (— not run); lifted = elements above the foundation at t = 1 s "
+                "(lstable / CVODE).\n\n",
                 rtol, check_rtol, fine_h);
     std::printf("| load [N] | elements | E [N/m²] | lstable abs err | lstable rel err | lstable h = %g | CVODE loose err "
                 "| CVODE BDF1 err | ref. check | sink lstable [m] | sink CVODE [m] | (mg+P)/(n k) [m] | lifted |\n"
