@@ -15,6 +15,9 @@
 //    integrators; error against CVODE well inside the paper's 1e-2..1 (below the sink itself);
 //  - one solver call per step, no failed solve;
 //  - beyond the paper: h from 1e-3 to 1 s (first-order convergence in h; the sink at h = 1 s).
+// Measured (Release): errors 1.4e-7 / 1.5e-11 at 5 N and 1.5e-6 / 2.8e-10 at 50 N for E = 1e7 / 1e11
+// (the last one against this test's rtol-1e-10 reference, whose own error there is ≈ 1.7e-10;
+// against rtol 1e-12 it is 1.1e-10); about 6 s of CPU for the file, most of it CVODE at E = 1e11.
 #include <gtest/gtest.h>
 
 #include <cmath>
