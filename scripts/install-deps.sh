@@ -14,6 +14,8 @@ PACKAGES=(
   libfcl-dev libccd-dev libsuitesparse-dev
   # tests, oracles and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libmujoco-dev libqhull-dev coinor-libipopt-dev
+  # CVODE (BDF reference of the lstable elastic-foundation test and bench)
+  libsundials-dev
   # replay.html (zlib-compressed frame data) and the browser tests (headless Chromium)
   zlib1g-dev chromium chromium-driver
 )
