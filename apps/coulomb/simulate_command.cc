@@ -37,7 +37,7 @@ struct SimulateOptions {
   std::string output = "coulomb-out";
   std::optional<double> duration, time_step, rel_tolerance, output_rate;
   bool contacts = false;
-  std::string solver, integrator, contact_approximation;
+  std::string solver, integrator, contact_approximation, lstable_friction;
   bool no_html = false;
   bool speculative_contact = false;
   bool quiet = false;
@@ -96,6 +96,8 @@ int run_simulate(const SimulateOptions& o) {
     throw UsageError("--rel-tolerance must be in (0, 1), got " + std::to_string(*o.rel_tolerance));
   if (!o.solver.empty() && o.solver != "sap" && o.solver != "lstable")
     throw UsageError("--solver: unknown solver '" + o.solver + "' (sap, lstable)");
+  if (!o.lstable_friction.empty() && o.lstable_friction != "staggered" && o.lstable_friction != "cone")
+    throw UsageError("--lstable-friction: unknown friction model '" + o.lstable_friction + "' (staggered, cone)");
   std::optional<simulation::Integrator> integrator;
   if (!o.integrator.empty()) {
     try {
@@ -121,6 +123,8 @@ int run_simulate(const SimulateOptions& o) {
     throw std::invalid_argument(scene_name + ": solver: unknown solver '" + solver + "' (sap, lstable)");
   simulation::SimulatorParameters params;
   params.solver = simulation::parse_solver(solver);
+  params.lstable.friction = solvers::lstable::parse_friction_model(
+      o.lstable_friction.empty() ? scene.lstable_friction : o.lstable_friction);
   params.time_step = o.time_step.value_or(scene.time_step);
   params.integrator = integrator ? *integrator : simulation::parse_integrator(scene.integrator);
   if (approximation) scene.contact.approximation = *approximation;
@@ -165,6 +169,7 @@ int run_simulate(const SimulateOptions& o) {
   const double output_period = o.output_rate ? 1.0 / *o.output_rate : 0.0;
   double next_output = output_period;
   io::RunStatistics stats;
+  stats.friction_model = solvers::lstable::to_string(params.lstable.friction);
   stats.energy_initial = sim.energy(sim.q(), sim.v());
   stats.energy_final = stats.energy_initial;
   trajectory.write(0.0, sim.q(), sim.v());
@@ -278,6 +283,10 @@ Command add_simulate_command(CLI::App& app) {
   sub->add_option("--duration", options->duration, "Simulated time [s] (default: the scene's duration)");
   sub->add_option("--time-step", options->time_step, "Time step dt [s] (default: the scene's time_step)");
   sub->add_option("--solver", options->solver, "Contact solver: sap (Castro et al., the default) | lstable (Drumwright's L-stable first-order solver: one linear solve or convex QP/SOCP per step, no Newton iterations); overrides the scene's solver:");
+  sub->add_option("--lstable-friction", options->lstable_friction,
+                  "Friction model of --solver lstable: staggered (default: normal and friction passes to the discrete "
+                  "Coulomb fixed point, no normal lift while sliding) | cone (one SOCP with the friction cone, the "
+                  "convex relaxation: sliding contacts lift by about mu*slip); overrides the scene's lstable_friction:");
   sub->add_option("--integrator", options->integrator,
                   "implicit-euler | symplectic-euler | midpoint (default: the scene's integrator)");
   sub->add_option("--contact-approximation", options->contact_approximation,

@@ -863,7 +863,7 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
   Scene scene;
   scene.source = source_name;
   const Map top(r, root, "",
-                {"description", "time_step", "duration", "gravity", "solver", "integrator", "contact_approximation", "contact",
+                {"description", "time_step", "duration", "gravity", "solver", "lstable_friction", "integrator", "contact_approximation", "contact",
                  "collision", "bodies", "robots", "constraints"});
   scene.description = top.string("description", "");
   scene.time_step = top.number("time_step", scene.time_step);
@@ -874,6 +874,10 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
   scene.solver = top.string("solver", scene.solver);
   if (scene.solver != "sap" && scene.solver != "lstable")
     top.fail("solver", "unknown solver " + in_quotes(scene.solver) + " (expected one of: sap, lstable)");
+  scene.lstable_friction = top.string("lstable_friction", scene.lstable_friction);
+  if (scene.lstable_friction != "staggered" && scene.lstable_friction != "cone")
+    top.fail("lstable_friction",
+             "unknown friction model " + in_quotes(scene.lstable_friction) + " (expected one of: staggered, cone)");
   scene.integrator = top.string("integrator", scene.integrator);
   if (scene.integrator != "implicit-euler" && scene.integrator != "symplectic-euler" &&
       scene.integrator != "midpoint")

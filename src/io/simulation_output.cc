@@ -349,6 +349,9 @@ void RunStatistics::add(const simulation::StepStats& s) {
       qp_iterations_max = std::max(qp_iterations_max, s.solver_iterations);
       residual_sum += s.solver_residual;
       residual_max = std::max(residual_max, s.solver_residual);
+      friction_iterations_sum += s.friction_iterations;
+      friction_iterations_max = std::max(friction_iterations_max, s.friction_iterations);
+      if (!s.friction_converged) ++friction_not_converged;
     } else {
       ++linear_solve_steps;
     }
@@ -382,11 +385,14 @@ void write_stats_json(const std::string& path, const RunStatistics& st, const st
   j["energy"] = {{"initial_J", st.energy_initial}, {"final_J", st.energy_final}};
   if (solver == "lstable") {
     const double solved = std::max(1, st.qp_steps + st.linear_solve_steps), qp = std::max(1, st.qp_steps);
-    j["lstable"] = {{"rows", {{"mean", st.rows_sum / solved}, {"max", st.rows_max}}},
+    j["lstable"] = {{"friction_model", st.friction_model},
+                    {"rows", {{"mean", st.rows_sum / solved}, {"max", st.rows_max}}},
                     {"qp_steps", st.qp_steps},
                     {"linear_solve_steps", st.linear_solve_steps},
                     {"qp_iterations", {{"mean", st.qp_iterations_sum / qp}, {"max", st.qp_iterations_max}}},
                     {"residual", {{"mean", st.residual_sum / qp}, {"max", st.residual_max}}},
+                    {"friction_passes", {{"mean", st.friction_iterations_sum / qp}, {"max", st.friction_iterations_max}}},
+                    {"friction_not_converged_steps", st.friction_not_converged},
                     {"failures",
                      {{"qp_not_converged", st.qp_not_converged},
                       {"qp_numerical_error", st.qp_numerical_error},

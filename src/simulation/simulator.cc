@@ -515,6 +515,8 @@ const StepStats& Simulator::step() {
       stats.used_qp = r.used_qp;
       stats.solver_residual = r.residual;
       stats.lstable_status = r.status;
+      stats.friction_iterations = r.friction_iterations;
+      stats.friction_converged = r.friction_converged;
       v = r.v;
     }
   } else {

@@ -152,6 +152,42 @@ TEST(LStableCliTest, SceneKeySelectsTheSolverAndSapWritesNoLStableBlock) {
   fs::remove_all(root);
 }
 
+// lstable's friction model: the scene key lstable_friction, --lstable-friction overriding it,
+// stats.json's lstable.friction_model, and usage errors for an unknown model (exit 2 for the
+// flag, 1 naming the scene key for the file).
+TEST(LStableCliTest, FrictionModelFromSceneKeyAndFlag) {
+  if (kCli.empty()) GTEST_SKIP() << "coulomb_cli is not built (COULOMB_CLI_PATH undefined)";
+  const fs::path root = fs::temp_directory_path() / ("coulomb_lstable_friction_test_" + std::to_string(::getpid()));
+  fs::create_directories(root);
+  const std::string body = "solver: lstable\ntime_step: 0.001\nduration: 0.01\n"
+                           "bodies:\n  - name: ground\n    fixed: true\n    shapes: [{type: halfspace}]\n"
+                           "  - name: box\n    mass: 1.0\n    shapes: [{type: box, size: [0.1, 0.1, 0.1]}]\n"
+                           "    position: [0, 0, 0.05]\n    linear_velocity: [1, 0, 0]\n";
+  std::ofstream(root / "default.yaml") << body;
+  std::ofstream(root / "cone.yaml") << "lstable_friction: cone\n" << body;
+  std::ofstream(root / "bad.yaml") << "lstable_friction: polyhedral\n" << body;
+  auto model_of = [&](const std::vector<std::string>& extra, const char* scene) {
+    std::vector<std::string> args = {"simulate", (root / scene).string(), "-o", (root / "out").string(), "--no-html", "-q"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const RunResult r = run_cli(args);
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    const nlohmann::json stats = nlohmann::json::parse(std::ifstream(root / "out" / "stats.json"));
+    EXPECT_TRUE(stats["lstable"].contains("friction_passes")) << stats.dump(2);
+    return stats["lstable"]["friction_model"].get<std::string>();
+  };
+  EXPECT_EQ(model_of({}, "default.yaml"), "staggered");
+  EXPECT_EQ(model_of({}, "cone.yaml"), "cone");
+  EXPECT_EQ(model_of({"--lstable-friction", "staggered"}, "cone.yaml"), "staggered");
+  const RunResult flag = run_cli({"simulate", (root / "default.yaml").string(), "-o", (root / "out2").string(),
+                                  "--lstable-friction", "polyhedral"});
+  EXPECT_EQ(flag.status, 2) << flag.out << flag.err;
+  EXPECT_TRUE(coulomb::testing::contains(flag.err, "polyhedral")) << flag.err;
+  const RunResult key = run_cli({"simulate", (root / "bad.yaml").string(), "-o", (root / "out3").string()});
+  EXPECT_EQ(key.status, 1) << key.out << key.err;
+  EXPECT_TRUE(coulomb::testing::contains(key.err, "lstable_friction")) << key.err;
+  fs::remove_all(root);
+}
+
 }  // namespace
 
 namespace coulomb::simulation {

@@ -7,10 +7,11 @@
 // frictionless_contact_test.cc: the μ = 0 launch and the row of spheres; the undamped bounce of
 // contact_approximation_test.cc's Hunt–Crossley test at d = 0, e = 1), run with the scene key
 // `solver: lstable` (Drumwright's L-stable first-order solver,
-// include/coulomb/solvers/lstable/lstable_solver.h). Two exceptions, stated in docs/fidelity.md
-// ("lstable") and at the tests: the bowling ball and the sliding box hop as in SAP's `sap`
-// approximation (the convex friction model; the lagged tolerances are DISABLED_ tests here), and
-// "no pull" allows the QP's 1e-10 feasibility. Every test prints what it measured.
+// include/coulomb/solvers/lstable/lstable_solver.h) with its default friction model (staggered
+// normal/friction passes). Its single-cone model (FrictionModel::kCone) is checked separately: the
+// bowling ball and the sliding box hop there as in SAP's `sap` approximation (the convex
+// relaxation), bounded by (μ v₀)²/(2g). "No pull" allows the QP's 1e-10 feasibility. Every test
+// prints what it measured.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,6 +28,8 @@
 
 namespace coulomb::simulation {
 namespace {
+
+using solvers::lstable::FrictionModel;
 
 constexpr double kG = 9.81;
 
@@ -54,13 +57,15 @@ std::pair<Eigen::Vector3d, Eigen::Vector3d> world_twist(const Simulator& sim, co
 
 // The scene with `solver: lstable` (the scene key the CLI reads) and the simulator parameters
 // from it.
-Simulator make(const std::string& body_yaml, double dt, Integrator integrator = Integrator::kImplicitEuler) {
+Simulator make(const std::string& body_yaml, double dt, Integrator integrator = Integrator::kImplicitEuler,
+               solvers::lstable::FrictionModel friction = solvers::lstable::FrictionModel::kStaggered) {
   io::Scene scene = io::parse_scene("solver: lstable\ntime_step: " + num(dt) + "\n" + body_yaml, "lstable_fidelity");
   EXPECT_EQ(scene.solver, "lstable");
   SimulatorParameters params;
   params.time_step = dt;
   params.integrator = integrator;
   params.solver = parse_solver(scene.solver);
+  params.lstable.friction = friction;
   return Simulator(std::move(scene), params);
 }
 
@@ -100,8 +105,8 @@ int step(Simulator& sim, int& failures) {
 //     m v_slip/(h μ), would break it by orders of magnitude);
 //   - SAP's `sap` approximation on the same scene (a second algorithm for the same model: Newton
 //     on the primal against lstable's interior point on the dual): t* and the lift agree.
-// The lagged-approximation tolerances (lift ≤ 0.1 mm, t* within 0.5 %, |ω| ≤ 1.1 θ_s/δt) are
-// the DISABLED_ tests below: lstable does not meet them (docs/fidelity.md, "lstable").
+// The lagged-approximation tolerances (lift ≤ 0.1 mm, t* within 0.5 %, |ω| ≤ 1.1 θ_s/δt) hold
+// for lstable's default staggered friction model (tests below; docs/fidelity.md, "lstable").
 
 struct BowlingResult {
   double lift = 0.0, t_star = 0.0, v_final = 0.0;
@@ -113,7 +118,8 @@ struct BowlingResult {
 // v = 5/7 v₀. t* is the zero of the line fitted to the slip while it is above 0.1 v₀.
 constexpr double kBowlR = 0.1, kBowlM = 7.0, kBowlK = 1e6, kBowlMu = 0.3, kBowlV0 = 3.0;
 
-BowlingResult bowl(Solver solver, double dt) {
+BowlingResult bowl(Solver solver, double dt,
+                   solvers::lstable::FrictionModel friction = solvers::lstable::FrictionModel::kStaggered) {
   const double z_rest = kBowlR - kBowlM * kG / kBowlK, t_star = 2 * kBowlV0 / (7 * kBowlMu * kG);
   const std::string yaml =
       "gravity: [0, 0, -9.81]\ncontact: {mu: " + num(kBowlMu) + ", stiffness: " + num(kBowlK) + "}\n"
@@ -121,7 +127,7 @@ BowlingResult bowl(Solver solver, double dt) {
       "  - name: ground\n    fixed: true\n    shapes: [{type: halfspace, normal: [0, 0, 1]}]\n"
       "  - name: ball\n    mass: " + num(kBowlM) + "\n    shapes: [{type: sphere, radius: " + num(kBowlR) + "}]\n"
       "    position: [0, 0, " + num(z_rest) + "]\n    linear_velocity: [" + num(kBowlV0) + ", 0, 0]\n";
-  Simulator sim = solver == Solver::kLStable ? make(yaml, dt) : make_sap(yaml, dt);
+  Simulator sim = solver == Solver::kLStable ? make(yaml, dt, Integrator::kImplicitEuler, friction) : make_sap(yaml, dt);
   const multibody::Joint& j = floating_joint(sim.model(), "ball");
   const int steps = static_cast<int>(std::lround(2 * t_star / dt));
   BowlingResult res;
@@ -144,11 +150,11 @@ BowlingResult bowl(Solver solver, double dt) {
   return res;
 }
 
-TEST(LStableFidelity, BowlingBallRollsAtFiveSeventhsAndHopsOnlyAsTheConvexModelAllows) {
+TEST(LStableFidelity, ConeModelBowlingBallRollsAtFiveSeventhsAndHopsOnlyAsTheConvexModelAllows) {
   const double t_star = 2 * kBowlV0 / (7 * kBowlMu * kG), v_star = 5.0 / 7.0 * kBowlV0;
   const double lift_bound = std::pow(kBowlMu * kBowlV0, 2) / (2 * kG);
   for (double dt : {1e-3, 1e-2}) {
-    const BowlingResult r = bowl(Solver::kLStable, dt), sap = bowl(Solver::kSap, dt);
+    const BowlingResult r = bowl(Solver::kLStable, dt, FrictionModel::kCone), sap = bowl(Solver::kSap, dt);
     std::printf("[ measured ] bowling ball, lstable dt %g: max lift %.3e m (convex-model bound (mu v0)^2/2g = %.3e; "
                 "SAP's sap approximation %.3e), t* = %.5f s (analytic %.5f, rel. error %.2e; SAP %.5f), v(2 t*) = "
                 "%.5f m/s (5/7 v0 = %.5f, rel. error %.2e), %d failures\n",
@@ -170,7 +176,7 @@ TEST(LStableFidelity, BowlingBallRollsAtFiveSeventhsAndHopsOnlyAsTheConvexModelA
 // g_n = μ ‖g_t‖, g_t antiparallel to γ_t. So the normal row is driven by μ‖g_t‖ (0.84 m/s here):
 // v_c,n + R_n γ_n = μ‖g_t‖ + v̂_n. Measured: γ_n = 1.37 N·s, 20 times the weight's m g δt, and the
 // ball leaves the ground at 0.19 m/s after one step (asserted: > 10 m g δt and > 0.1 m/s).
-TEST(LStableFidelity, SlidingContactSatisfiesTheDualConeConditionThatLaunchesIt) {
+TEST(LStableFidelity, ConeModelSlidingContactSatisfiesTheDualConeConditionThatLaunchesIt) {
   const double dt = 1e-3, k = kBowlK, tau = 1e-3, mu = kBowlMu;
   const double z_rest = kBowlR - kBowlM * kG / k;
   Simulator sim = make("gravity: [0, 0, -9.81]\ncontact: {mu: " + num(mu) + ", stiffness: " + num(k) +
@@ -179,7 +185,7 @@ TEST(LStableFidelity, SlidingContactSatisfiesTheDualConeConditionThatLaunchesIt)
                            "  - name: ball\n    mass: " + num(kBowlM) + "\n    shapes: [{type: sphere, radius: " +
                            num(kBowlR) + "}]\n    position: [0, 0, " + num(z_rest) + "]\n    linear_velocity: [" +
                            num(kBowlV0) + ", 0, 0]\n",
-                       dt);
+                       dt, Integrator::kImplicitEuler, FrictionModel::kCone);
   const multibody::Joint& j = floating_joint(sim.model(), "ball");
   const Eigen::Vector3d p_B0 = sim.q().segment<3>(j.q_index);
   int failures = 0;
@@ -206,16 +212,21 @@ TEST(LStableFidelity, SlidingContactSatisfiesTheDualConeConditionThatLaunchesIt)
   EXPECT_GT(v_c.z(), 0.1);                        // launched
 }
 
-// The lagged approximation's tolerances (contact_approximation_test.cc): lstable does not meet
-// them (the hop above). Kept as the acceptance check for a friction mode that decouples the
-// normal from the cone (digest §7.3 fix 3, "first the normal problem, then friction with λn
-// fixed"), which lstable does not have.
-TEST(LStableFidelity, DISABLED_BowlingBallKeepsContactAtTheLaggedTolerances) {
+// The lagged approximation's tolerances (contact_approximation_test.cc), met by lstable's default
+// friction model, the staggered normal/friction passes (digest §7.3 fix 3 iterated to its fixed
+// point, FrictionModel::kStaggered): the normal keeps its own spring–damper law while sliding.
+TEST(LStableFidelity, BowlingBallKeepsContactAtTheLaggedTolerances) {
   const double t_star = 2 * kBowlV0 / (7 * kBowlMu * kG);
   for (double dt : {1e-3, 1e-2}) {
     const BowlingResult r = bowl(Solver::kLStable, dt);
+    std::printf("[ measured ] bowling ball, lstable (staggered) dt %g: max lift %.3e m, t* = %.5f s (analytic %.5f, "
+                "rel. error %.2e), v(2 t*) = %.5f m/s (5/7 v0 = %.5f), %d failures\n",
+                dt, r.lift, r.t_star, t_star, std::abs(r.t_star - t_star) / t_star, r.v_final, 5.0 / 7.0 * kBowlV0,
+                r.failures);
+    EXPECT_EQ(r.failures, 0);
     EXPECT_LE(r.lift, 1e-4) << "dt " << dt;
     EXPECT_NEAR(r.t_star, t_star, 5e-3 * t_star) << "dt " << dt;
+    EXPECT_NEAR(r.v_final, 5.0 / 7.0 * kBowlV0, 5e-3 * kBowlV0) << "dt " << dt;
   }
 }
 
@@ -229,7 +240,8 @@ struct SlidingBoxResult {
 
 constexpr double kBoxMu = 0.5, kBoxV0 = 2.2;
 
-SlidingBoxResult slide_box(Solver solver, double k) {
+SlidingBoxResult slide_box(Solver solver, double k,
+                           solvers::lstable::FrictionModel friction = solvers::lstable::FrictionModel::kStaggered) {
   const double h = 0.1, m = 1.0, dt = 1e-3;
   const double z_rest = 0.5 * h - m * kG / (4 * k);
   const std::string yaml =
@@ -238,7 +250,7 @@ SlidingBoxResult slide_box(Solver solver, double k) {
       "  - name: ground\n    fixed: true\n    shapes: [{type: halfspace, normal: [0, 0, 1]}]\n"
       "  - name: box\n    mass: " + num(m) + "\n    shapes: [{type: box, size: [0.1, 0.1, 0.1]}]\n"
       "    position: [0, 0, " + num(z_rest) + "]\n    linear_velocity: [" + num(kBoxV0) + ", 0, 0]\n";
-  Simulator sim = solver == Solver::kLStable ? make(yaml, dt) : make_sap(yaml, dt);
+  Simulator sim = solver == Solver::kLStable ? make(yaml, dt, Integrator::kImplicitEuler, friction) : make_sap(yaml, dt);
   const multibody::Joint& j = floating_joint(sim.model(), "box");
   const double x0 = sim.q()[j.q_index];
   const int steps = static_cast<int>(std::lround(1.5 * kBoxV0 / (kBoxMu * kG) / dt));
@@ -257,11 +269,11 @@ SlidingBoxResult slide_box(Solver solver, double k) {
 // speed < 1 mm/s; the lift within the convex model's bound (μ v₀)²/(2g) = 61.7 mm and within 10 %
 // of SAP's `sap` approximation (the box lands on edges and corners after the hop, so the two
 // solvers' trajectories part: the max |ω| is only printed).
-TEST(LStableFidelity, SlidingBoxStopsAtTheCoulombDistanceAndHopsOnlyAsTheConvexModelAllows) {
+TEST(LStableFidelity, ConeModelSlidingBoxStopsAtTheCoulombDistanceAndHopsOnlyAsTheConvexModelAllows) {
   const double expected = kBoxV0 * kBoxV0 / (2 * kBoxMu * kG);
   const double lift_bound = std::pow(kBoxMu * kBoxV0, 2) / (2 * kG);
   for (double k : {1e7, 1e6}) {
-    const SlidingBoxResult r = slide_box(Solver::kLStable, k), sap = slide_box(Solver::kSap, k);
+    const SlidingBoxResult r = slide_box(Solver::kLStable, k, FrictionModel::kCone), sap = slide_box(Solver::kSap, k);
     std::printf("[ measured ] sliding box, lstable k %.0e dt 0.001: max |z - z_rest| %.3e m (bound %.3e; SAP's sap "
                 "approximation %.3e), max |omega| %.3e rad/s (SAP %.3e); stop distance %.5f m (analytic %.5f, rel. "
                 "error %.2e), final speed %.2e m/s, %d failures\n",
@@ -275,11 +287,18 @@ TEST(LStableFidelity, SlidingBoxStopsAtTheCoulombDistanceAndHopsOnlyAsTheConvexM
   }
 }
 
-// The lagged approximation's tolerances: not met (the hop; see the bowling ball).
-TEST(LStableFidelity, DISABLED_SlidingBoxStaysDownAtTheLaggedTolerances) {
+// The lagged approximation's tolerances, met by the staggered default (see the bowling ball).
+TEST(LStableFidelity, SlidingBoxStaysDownAtTheLaggedTolerances) {
   for (double k : {1e7, 1e6}) {
     const SlidingBoxResult r = slide_box(Solver::kLStable, k);
     const double theta_s = kBoxMu * 1.0 * kG * 0.05 / (k * 4 * 0.05 * 0.05);
+    const double expected = kBoxV0 * kBoxV0 / (2 * kBoxMu * kG);
+    std::printf("[ measured ] sliding box, lstable (staggered) k %.0e dt 0.001: max |z - z_rest| %.3e m, max |omega| "
+                "%.3e rad/s, stop distance %.5f m (analytic %.5f), final speed %.2e m/s, %d failures\n",
+                k, r.dz, r.omega, r.distance, expected, r.v_final, r.failures);
+    EXPECT_EQ(r.failures, 0);
+    EXPECT_NEAR(r.distance, expected, 1e-2 * expected) << "k " << k;
+    EXPECT_LT(r.v_final, 1e-3) << "k " << k;
     EXPECT_LE(r.dz, 1e-4) << "k " << k;
     EXPECT_LE(r.omega, std::max(0.01, 1.1 * theta_s / 1e-3)) << "k " << k;
   }

@@ -134,6 +134,11 @@ struct RunStatistics {
   double qp_iterations_sum = 0.0, residual_sum = 0.0, residual_max = 0.0, rows_sum = 0.0;
   int qp_iterations_max = 0, rows_max = 0;
   int qp_not_converged = 0, qp_numerical_error = 0, linear_solve_failures = 0;
+  /// staggered friction: passes after the first over the QP steps, and steps whose normals did
+  /// not reach the fixed point (the last pass is kept: not a failure).
+  double friction_iterations_sum = 0.0;
+  int friction_iterations_max = 0, friction_not_converged = 0;
+  std::string friction_model = "staggered";  ///< lstable's friction model (written as lstable.friction_model)
   std::vector<std::string> warnings;  ///< the scene's and the run's (Simulator::warnings)
   std::vector<std::string> notes;     ///< what does not change the simulation (Scene::notes)
   void add(const simulation::StepStats& s);
@@ -144,7 +149,8 @@ struct RunStatistics {
 /// momentum_error{mean,max}, contacts{mean,max}, max_penetration_m, failures,
 /// energy{initial_J,final_J}; plus scene, dofs and contact_approximation (sap | similar | lagged);
 /// with solver "lstable", `lstable: {rows{mean,max}, qp_steps, linear_solve_steps,
-/// qp_iterations{mean,max}, residual{mean,max}, failures{qp_not_converged, qp_numerical_error,
+/// qp_iterations{mean,max}, residual{mean,max}, friction_passes{mean,max},
+/// friction_not_converged_steps, failures{qp_not_converged, qp_numerical_error,
 /// linear_solve}}` (means over the steps with constraints, the QP steps for iterations and residual);
 /// plus, when `robots_of` is given, `robots: [{name, urdf, floating, base, joints, actuated,
 /// bodies}]`, and `warnings` and `notes` (lists of strings, empty when none).

@@ -113,6 +113,7 @@ struct Scene {
   double time_step = 0.01;   ///< [s] > 0
   double duration = 1.0;     ///< [s] > 0
   std::string solver = "sap";               ///< sap | lstable
+  std::string lstable_friction = "staggered";  ///< lstable's friction model: staggered | cone (lstable_solver.h)
   std::string integrator = "implicit-euler";  ///< implicit-euler | symplectic-euler | midpoint
   contact::ContactDefaults contact;         ///< defaults for every pair
   geometry::CollisionOptions collision;     ///< margin

@@ -38,6 +38,8 @@ struct StepStats {
   bool used_qp = false;           ///< the step was the convex QP/SOCP (else one linear solve, bilateral rows only)
   double solver_residual = 0.0;   ///< the QP's max relative primal/dual residual at exit (0 for a linear solve)
   solvers::lstable::LStableStatus lstable_status = solvers::lstable::LStableStatus::kSuccess;
+  int friction_iterations = 0;     ///< staggered friction: passes after the first (0 otherwise)
+  bool friction_converged = true;  ///< staggered friction: the normals reached their fixed point
 };
 
 /// Where a contact's impulse lies on its friction cone at the end of the step.

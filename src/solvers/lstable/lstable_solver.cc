@@ -20,6 +20,14 @@ const char* to_string(LStableStatus status) {
   return "unknown";
 }
 
+const char* to_string(FrictionModel model) { return model == FrictionModel::kCone ? "cone" : "staggered"; }
+
+FrictionModel parse_friction_model(const std::string& name) {
+  if (name == "staggered") return FrictionModel::kStaggered;
+  if (name == "cone") return FrictionModel::kCone;
+  throw std::invalid_argument("unknown lstable friction model '" + name + "' (staggered, cone)");
+}
+
 namespace {
 
 
@@ -187,7 +195,7 @@ const LStableResults& LStableSolver::solve(const constraints::ConstraintSet& set
     }
   } else if (n > 0) {
     out.used_qp = true;
-    solve_qp(set, n, l, out);
+    solve_qp(set, n, out);
   }
 
   // v = v* + A⁻¹ Gᵀ γ, and the impulses in the set's layout.
@@ -229,33 +237,37 @@ const LStableResults& LStableSolver::solve(const constraints::ConstraintSet& set
 // This is the paper's Λ = (M + G_bᵀ(h²K_b + hB_b)G_b)⁻¹ written in impulses: by the Woodbury
 // identity G_C Λ G_Cᵀ + R_C equals P̂ (the bilateral springs absorbed into an implicit mass
 // matrix). P_FF = W_FF + R_F is positive definite whenever R_F > 0, also for redundant rows.
-void LStableSolver::solve_qp(const constraints::ConstraintSet& set, int n, int l, LStableResults& out) {
+void LStableSolver::solve_qp(const constraints::ConstraintSet& set, int n, LStableResults& out) {
   const int nv = set.nv;
-  free_rows_.clear();
-  constrained_index_.assign(n, -1);
-  {
-    std::vector<char> constrained(n, 0);
-    for (int r : orthant_rows_) constrained[r] = 1;
-    for (int r : box_rows_) constrained[r] = 1;
-    for (int r0 : cone_rows_) constrained[r0] = constrained[r0 + 1] = constrained[r0 + 2] = 1;
-    int nc = 0;
-    for (int r = 0; r < n; ++r) {
-      if (constrained[r]) constrained_index_[r] = nc++;
-      else free_rows_.push_back(r);
-    }
+  // Row kinds.
+  enum : char { kFree, kOrthant, kBox, kConeNormal, kConeTangent };
+  row_kind_.assign(n, kFree);
+  row_data_.assign(n, 0);  // box: index into bound_; cone rows: index of the cone contact
+  for (int r : orthant_rows_) row_kind_[r] = kOrthant;
+  for (size_t k = 0; k < box_rows_.size(); ++k) row_kind_[box_rows_[k]] = kBox, row_data_[box_rows_[k]] = static_cast<int>(k);
+  for (size_t k = 0; k < cone_rows_.size(); ++k) {
+    const int r0 = cone_rows_[k];
+    row_kind_[r0] = row_kind_[r0 + 1] = kConeTangent;
+    row_kind_[r0 + 2] = kConeNormal;
+    row_data_[r0] = row_data_[r0 + 1] = row_data_[r0 + 2] = static_cast<int>(k);
   }
+  free_rows_.clear();
+  for (int r = 0; r < n; ++r)
+    if (row_kind_[r] == kFree) free_rows_.push_back(r);
   const int nf = static_cast<int>(free_rows_.size());
-  qf_.resize(nf);
   const bool eliminate = parameters_.eliminate_free_rows && nf > 0;
-  const int nc = eliminate ? n - nf : n;
-  auto idx = [&](int r) { return eliminate ? constrained_index_[r] : r; };
-
-  std::vector<int> cones(cone_rows_.size(), 3);
-  qp_.resize(nc, l, cones);
+  // V: the QP's candidate variables (the constrained rows after elimination, else every row).
+  std::vector<int>& V = constrained_rows_;
+  V.clear();
+  for (int r = 0; r < n; ++r)
+    if (!eliminate || row_kind_[r] != kFree) V.push_back(r);
+  const int nV = static_cast<int>(V.size());
+  Phat_.resize(nV, nV);
+  qhat_.resize(nV);
   if (!eliminate) {
-    qp_.P = W_;
-    qp_.P.diagonal() += R_;
-    qp_.q = rhs_;
+    Phat_ = W_;
+    Phat_.diagonal() += R_;
+    qhat_ = rhs_;
   } else {
     // With A = L Lᵀ per tree and Y = L⁻¹ Gᵀ (n_v × n), W = YᵀY. The Schur complement is formed
     // without P_FF⁻¹, which would amplify round-off by 1/R in the directions where W_FF is
@@ -264,11 +276,6 @@ void LStableSolver::solve_qp(const constraints::ConstraintSet& set, int n, int l
     // applied to [Y_C; 0] gives Qᵀ[Y_C; 0] = [X₁; X₂], and
     //   P̂ = X₂ᵀX₂ + R_C (positive semidefinite by construction),
     //   q̂ = q_C − X₁ᵀ w,  w = R_z⁻ᵀ q_F,     γ_F = −R_z⁻¹ (w + X₁ γ_C).
-    std::vector<int>& C = constrained_rows_;
-    C.clear();
-    for (int r = 0; r < n; ++r)
-      if (constrained_index_[r] >= 0) C.push_back(r);
-    const int ncr = static_cast<int>(C.size());
     Y_.resize(nv, n);
     for (size_t t = 0; t < llt_.size(); ++t) {
       const contact::TreeRange& tr = set.trees[t];
@@ -276,53 +283,160 @@ void LStableSolver::solve_qp(const constraints::ConstraintSet& set, int n, int l
       llt_[t].matrixL().solveInPlace(Y_.middleRows(tr.v_start, tr.nv));
     }
     Z_.setZero(nv + nf, nf);
-    YC_.setZero(nv + nf, ncr);
+    YC_.setZero(nv + nf, nV);
+    qf_.resize(nf);
     for (int i = 0; i < nf; ++i) {
       Z_.col(i).head(nv) = Y_.col(free_rows_[i]);
       Z_(nv + i, i) = std::sqrt(R_[free_rows_[i]]);
       qf_[i] = rhs_[free_rows_[i]];
     }
-    for (int j = 0; j < ncr; ++j) YC_.col(j).head(nv) = Y_.col(C[j]);
+    for (int j = 0; j < nV; ++j) YC_.col(j).head(nv) = Y_.col(V[j]);
     qr_.compute(Z_);
     YC_.applyOnTheLeft(qr_.householderQ().adjoint());
-    const auto Rz = qr_.matrixQR().topLeftCorner(nf, nf).triangularView<Eigen::Upper>();
     w_ = qf_;
-    Rz.transpose().solveInPlace(w_);
-    qp_.P.noalias() = YC_.bottomRows(nv).transpose() * YC_.bottomRows(nv);
-    for (int i = 0; i < ncr; ++i) {
-      qp_.P(i, i) += R_[C[i]];
-      qp_.q[i] = rhs_[C[i]];
+    qr_.matrixQR().topLeftCorner(nf, nf).triangularView<Eigen::Upper>().transpose().solveInPlace(w_);
+    Phat_.noalias() = YC_.bottomRows(nv).transpose() * YC_.bottomRows(nv);
+    for (int i = 0; i < nV; ++i) {
+      Phat_(i, i) += R_[V[i]];
+      qhat_[i] = rhs_[V[i]];
     }
-    qp_.q.noalias() -= YC_.topRows(nf).transpose() * w_;
+    qhat_.noalias() -= YC_.topRows(nf).transpose() * w_;
   }
-  int m = 0;
-  for (int r : orthant_rows_) qp_.G(m++, idx(r)) = -1.0;  // γ ≥ 0
-  for (size_t k = 0; k < box_rows_.size(); ++k) {        // |γ| ≤ bound
-    qp_.G(m, idx(box_rows_[k])) = 1.0;
-    qp_.h[m++] = bound_[k];
-    qp_.G(m, idx(box_rows_[k])) = -1.0;
-    qp_.h[m++] = bound_[k];
+
+  // One QP over the rows of V that take part. `radius` (staggered passes): the disc radius
+  // μ γ̂_n of each cone contact's tangential impulse, whose normal is then an orthant row; a
+  // contact with radius ≤ `exclude_below` keeps γ_t = 0 (its tangent rows leave the problem).
+  xV_.setZero(nV);
+  const int num_cones = static_cast<int>(cone_rows_.size());
+  cone_normal_v_.assign(num_cones, 0);
+  for (int i = 0; i < nV; ++i)
+    if (row_kind_[V[i]] == kConeNormal) cone_normal_v_[row_data_[V[i]]] = i;
+  auto gamma_normal = [&](int k) { return xV_[cone_normal_v_[k]]; };
+  LStableStatus pass_status = LStableStatus::kSuccess;
+  double pass_residual = 0.0;
+  auto run_pass = [&](bool cone_mode, const std::vector<double>& radius, double exclude_below) -> bool {
+    position_.assign(nV, -1);
+    int ns = 0, l = 0, cones = 0;
+    for (int i = 0; i < nV; ++i) {
+      const char kind = row_kind_[V[i]];
+      if (kind == kConeTangent && !cone_mode && radius[row_data_[V[i]]] <= exclude_below) continue;
+      position_[i] = ns++;
+      if (kind == kOrthant || (kind == kConeNormal && !cone_mode)) l += 1;
+      if (kind == kBox) l += 2;
+    }
+    for (int k = 0; k < num_cones; ++k)
+      if (cone_mode || radius[k] > exclude_below) ++cones;
+    cone_sizes_.assign(cones, 3);
+    qp_.resize(ns, l, cone_sizes_);
+    for (int i = 0; i < nV; ++i) {
+      if (position_[i] < 0) continue;
+      qp_.q[position_[i]] = qhat_[i];
+      for (int j = 0; j < nV; ++j)
+        if (position_[j] >= 0) qp_.P(position_[i], position_[j]) = Phat_(i, j);
+    }
+    int m = 0;
+    for (int i = 0; i < nV; ++i) {  // orthant rows first: γ ≥ 0, |γ| ≤ bound
+      const char kind = row_kind_[V[i]];
+      const int c = position_[i];
+      if (kind == kOrthant || (kind == kConeNormal && !cone_mode)) qp_.G(m++, c) = -1.0;
+      if (kind == kBox) {
+        const double bound = bound_[row_data_[V[i]]];
+        qp_.G(m, c) = 1.0;
+        qp_.h[m++] = bound;
+        qp_.G(m, c) = -1.0;
+        qp_.h[m++] = bound;
+      }
+    }
+    for (int i = 0; i < nV; ++i) {  // then the cones, in contact order
+      if (row_kind_[V[i]] != kConeNormal) continue;
+      const int k = row_data_[V[i]];
+      const int t1 = position_[i - 2], t2 = position_[i - 1];  // [t1, t2, n] are consecutive in V
+      if (cone_mode) {
+        qp_.G(m++, position_[i]) = -mu_[k];  // (μ γ_n, γ_t) ∈ 𝒬³
+      } else {
+        if (t1 < 0) continue;
+        qp_.h[m++] = radius[k];  // (r, γ_t) ∈ 𝒬³: ‖γ_t‖ ≤ r
+      }
+      qp_.G(m++, t1) = -1.0;
+      qp_.G(m++, t2) = -1.0;
+    }
+    qp_solver_.mutable_parameters() = parameters_.qp;
+    const qp::ConicQpResults& r = qp_solver_.solve(qp_);
+    out.qp_iterations += r.iterations;
+    pass_residual = std::max(r.primal_residual, r.dual_residual);
+    pass_status = LStableStatus::kSuccess;
+    if (r.status == qp::ConicQpStatus::kMaxIterations) pass_status = LStableStatus::kQpNotConverged;
+    if (r.status == qp::ConicQpStatus::kNumericalError) pass_status = LStableStatus::kQpNumericalError;
+    if (!r.x.allFinite()) return false;
+    for (int i = 0; i < nV; ++i) xV_[i] = position_[i] >= 0 ? r.x[position_[i]] : 0.0;
+    return pass_status == LStableStatus::kSuccess;
+  };
+
+  out.friction_iterations = 0;
+  out.friction_converged = true;
+  if (num_cones == 0 || parameters_.friction == FrictionModel::kCone) {
+    run_pass(true, radius_, 0.0);
+    out.status = pass_status;
+    out.residual = pass_residual;
+  } else {
+    // Staggered normal/friction passes (digest §7.3 fix 3, iterated to its fixed point). Pass 0
+    // is the single-cone problem (kCone); pass k bounds each contact's friction by the disc
+    // ‖γ_t‖ ≤ μ γ_n of pass k − 1 while the normals are unilateral spring–dampers of their own.
+    // At the fixed point γ_n obeys its own law (no μ·slip lift of the single cone) and γ_t is
+    // Coulomb's maximal dissipation within μ γ_n. Starting from the cone's normals (an upper
+    // estimate while sliding) keeps the solution the cone finds where friction wedges a contact
+    // (a Painlevé rod jams: with the cone's normal the jam is a fixed point at once; from the
+    // frictionless normal the iteration would have to grow by μ W_nt/W_nn per pass). Every pass is
+    // a convex problem with a fixed friction bound, so no pass adds energy. A pass whose QP fails
+    // ends the iteration with the last pass that succeeded (friction_converged = false); only a
+    // failed first pass is a failure.
+    radius_.assign(num_cones, 0.0);
+    const bool first_ok = run_pass(true, radius_, 0.0);
+    out.status = pass_status;
+    out.residual = pass_residual;
+    if (!first_ok) return;
+    normal_prev_.resize(num_cones);
+    for (int k = 0; k < num_cones; ++k) normal_prev_[k] = gamma_normal(k);
+    x_good_ = xV_;
+    out.friction_converged = false;
+    double last_change = std::numeric_limits<double>::infinity();
+    for (int it = 1; it <= parameters_.max_friction_iterations; ++it) {
+      double rmax = 0.0;
+      for (int k = 0; k < num_cones; ++k) {
+        radius_[k] = mu_[k] * std::max(0.0, normal_prev_[k]);
+        rmax = std::max(rmax, radius_[k]);
+      }
+      // A disc far below the largest (a contact that barely touches) has almost no interior for
+      // the interior point: its friction stays 0 in this pass.
+      if (!run_pass(false, radius_, 1e-9 * rmax)) {
+        xV_ = x_good_;
+        break;
+      }
+      out.friction_iterations = it;
+      out.residual = pass_residual;
+      x_good_ = xV_;
+      // The next bound: the new normals, averaged with the previous bound when the iteration
+      // stops contracting (strongly coupled contacts can make the plain iteration alternate
+      // between two states; the average has the same fixed point). The change is measured
+      // against the largest impulse of the problem: normals at the interior point's round-off
+      // (contacts that do not carry load) need not settle relative to themselves.
+      double change = 0.0, scale = 0.0;
+      for (int k = 0; k < num_cones; ++k) change = std::max(change, std::abs(gamma_normal(k) - normal_prev_[k]));
+      for (int i = 0; i < nV; ++i) scale = std::max(scale, std::abs(xV_[i]));
+      const double relax = change > 0.9 * last_change ? 0.5 : 1.0;
+      last_change = change;
+      for (int k = 0; k < num_cones; ++k) normal_prev_[k] = relax * gamma_normal(k) + (1.0 - relax) * normal_prev_[k];
+      if (change <= parameters_.friction_tolerance * scale) {
+        out.friction_converged = true;
+        break;
+      }
+    }
   }
-  for (size_t k = 0; k < cone_rows_.size(); ++k) {  // (μ γ_n, γ_t) ∈ 𝒬³
-    const int r0 = cone_rows_[k];
-    qp_.G(m++, idx(r0 + 2)) = -mu_[k];
-    qp_.G(m++, idx(r0)) = -1.0;
-    qp_.G(m++, idx(r0 + 1)) = -1.0;
-  }
-  qp_solver_.mutable_parameters() = parameters_.qp;
-  const qp::ConicQpResults& r = qp_solver_.solve(qp_);
-  out.qp_iterations = r.iterations;
-  out.residual = std::max(r.primal_residual, r.dual_residual);
-  if (r.status == qp::ConicQpStatus::kMaxIterations) out.status = LStableStatus::kQpNotConverged;
-  if (r.status == qp::ConicQpStatus::kNumericalError) out.status = LStableStatus::kQpNumericalError;
-  if (!r.x.allFinite()) return;
-  if (!eliminate) {
-    gamma_ = r.x;
-    return;
-  }
+  if (out.status != LStableStatus::kSuccess && !xV_.allFinite()) return;
+  for (int i = 0; i < nV; ++i) gamma_[V[i]] = xV_[i];
+  if (!eliminate) return;
   // Back-substitution (the paper's λ_b = C⁻¹(c + D_A G*ᵀλ*), eq. 158, in impulses).
-  for (size_t i = 0; i < constrained_rows_.size(); ++i) gamma_[constrained_rows_[i]] = r.x[i];
-  w_.noalias() += YC_.topRows(nf) * r.x;
+  w_.noalias() += YC_.topRows(nf) * xV_;
   qr_.matrixQR().topLeftCorner(nf, nf).triangularView<Eigen::Upper>().solveInPlace(w_);
   for (int i = 0; i < nf; ++i) gamma_[free_rows_[i]] = -w_[i];
 }

@@ -45,6 +45,7 @@
 // verdict). Workspace kept between steps: no allocation once the sizes have been seen.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include <Eigen/Cholesky>
@@ -55,6 +56,22 @@
 #include "coulomb/solvers/qp/conic_qp.h"
 
 namespace coulomb::solvers::lstable {
+
+/// How the friction cone enters the step.
+///  - kStaggered (default): normal and friction passes to their fixed point (digest §7.3 fix 3,
+///    iterated): the first pass is the kCone problem, each further pass bounds the friction of
+///    every contact by the disc ‖γ_t‖ ≤ μ γ_n of the previous pass while the normal rows stay
+///    unilateral spring–dampers; stops when no normal impulse changes by more than
+///    friction_tolerance times the largest impulse (a relaxed update when it stops contracting). The fixed point is the discrete Coulomb law with the compliant
+///    normal: no normal lift while sliding.
+///  - kCone: one SOCP with the true cone ‖γ_t‖ ≤ μ γ_n (digest fix 2). One solve, but the cone's
+///    convex relaxation lifts a sliding contact's normal velocity by about μ·slip within the
+///    step (a sliding box hovers; a bowling ball hops).
+enum class FrictionModel { kStaggered, kCone };
+/// "staggered", "cone".
+const char* to_string(FrictionModel model);
+/// Throws std::invalid_argument naming the value unless it is "staggered" or "cone".
+FrictionModel parse_friction_model(const std::string& name);
 
 struct LStableParameters {
   /// Tangential damper B_r = tangential_damping / δt [N·s/m] (paper §6.4: 10⁶/δt, "no creep and
@@ -75,6 +92,12 @@ struct LStableParameters {
   /// corrections), so the interior point works on the constrained rows only. false solves the
   /// unreduced problem (same optimum; kept for tests and comparison).
   bool eliminate_free_rows = true;
+  FrictionModel friction = FrictionModel::kStaggered;
+  /// kStaggered: passes after the first, and the relative change of the largest normal impulse
+  /// below which the fixed point is reached. A run that does not reach it keeps the last pass
+  /// (feasible and dissipative) and reports friction_converged = false.
+  int max_friction_iterations = 30;
+  double friction_tolerance = 1e-6;
   qp::ConicQpParameters qp;
 };
 
@@ -89,6 +112,8 @@ struct LStableResults {
   int qp_iterations = 0;  ///< 0 for a linear solve
   double residual = 0.0;  ///< max of the QP's relative primal and dual residuals (0 for a linear solve)
   bool used_qp = false;
+  int friction_iterations = 0;     ///< kStaggered: friction passes after the normal pass
+  bool friction_converged = true;  ///< kStaggered: the normal impulses reached their fixed point
 };
 
 class LStableSolver {
@@ -107,7 +132,7 @@ class LStableSolver {
  private:
   // The QP of a step with constrained rows (orthant, box, cone), after Appendix A's elimination
   // of the free rows when enabled. Writes gamma_ and the status fields of `out`.
-  void solve_qp(const constraints::ConstraintSet& set, int n, int l, LStableResults& out);
+  void solve_qp(const constraints::ConstraintSet& set, int n, LStableResults& out);
 
   LStableParameters parameters_;
   qp::ConicQpSolver qp_solver_;
@@ -121,8 +146,11 @@ class LStableSolver {
   std::vector<double> mu_, bound_;
   // Appendix A elimination workspace.
   std::vector<int> free_rows_, constrained_rows_, constrained_index_;
-  Eigen::MatrixXd Y_, Z_, YC_;
-  Eigen::VectorXd qf_, w_;
+  Eigen::MatrixXd Y_, Z_, YC_, Phat_;
+  Eigen::VectorXd qf_, w_, qhat_, xV_, x_good_;
+  std::vector<char> row_kind_;
+  std::vector<int> row_data_, position_, cone_sizes_, cone_normal_v_;
+  std::vector<double> radius_, normal_prev_;
   Eigen::HouseholderQR<Eigen::MatrixXd> qr_;
 };
 
