@@ -22,6 +22,7 @@
 
 #include <Eigen/Core>
 
+#include "simulation_test_util.h"
 #include "coulomb/io/scene_loader.h"
 #include "coulomb/multibody/forward_kinematics.h"
 #include "coulomb/simulation/simulator.h"
@@ -29,31 +30,16 @@
 namespace coulomb::simulation {
 namespace {
 
+using test_util::num;
+using test_util::floating_joint;
+using test_util::world_twist;
+
 using solvers::lstable::FrictionModel;
 
 constexpr double kG = 9.81;
 
-std::string num(double x) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.17g", x);
-  return buffer;
-}
 
-const multibody::Joint& floating_joint(const multibody::Model& model, const std::string& name) {
-  return model.body(model.joint_body(name)).joint;
-}
 
-// World-frame velocity of the body origin and angular velocity of the body with joint j.
-std::pair<Eigen::Vector3d, Eigen::Vector3d> world_twist(const Simulator& sim, const multibody::Joint& j) {
-  const multibody::Model& model = sim.model();
-  multibody::Workspace ws(model);
-  multibody::forward_kinematics(model, ws, sim.q(), sim.v());
-  int body = 0;
-  for (int b = 1; b < model.num_bodies(); ++b)
-    if (&model.body(b).joint == &j) body = b;
-  const Eigen::Matrix3d& R = ws.X_WB[body].R;
-  return {R * ws.V_B[body].v, R * ws.V_B[body].w};
-}
 
 // The scene with `solver: lstable` (the scene key the CLI reads) and the simulator parameters
 // from it.

@@ -20,6 +20,7 @@
 #include <Eigen/Core>
 #include <Eigen/Geometry>
 
+#include "simulation_test_util.h"
 #include "coulomb/io/scene_loader.h"
 #include "coulomb/multibody/forward_kinematics.h"
 #include "coulomb/simulation/simulator.h"
@@ -27,20 +28,13 @@
 namespace coulomb::simulation {
 namespace {
 
+using test_util::num;
+using test_util::floating_joint;
+
 constexpr double kG = 9.81;
 const std::string kScenes = std::string(COULOMB_SOURCE_DIR) + "/examples/scenes";
 
-std::string num(double x) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.17g", x);
-  return buffer;
-}
 
-// The floating joint of the free body `name`: q = [p (3), quaternion (w, x, y, z)],
-// v = [ω_W; v_W]: the angular velocity and the velocity of the body origin, world coordinates.
-const multibody::Joint& floating_joint(const multibody::Model& model, const std::string& name) {
-  return model.body(model.joint_body(name)).joint;
-}
 
 Eigen::Vector3d position(const Eigen::VectorXd& q, const multibody::Joint& j) { return q.segment<3>(j.q_index); }
 
