@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 
@@ -150,6 +151,7 @@ Simulator::Simulator(scene::Scene scene, SimulatorParameters parameters)
       throw std::invalid_argument(what + ": axis must be a unit vector, its norm is " + std::to_string(c.axis_F.norm()));
     const int rows = scene::num_rows(c.type);
     J_bilateral_.push_back(Eigen::MatrixXd::Zero(rows, model.nv()));
+    if (std::isinf(c.stiffness)) rigid_bilateral_rows_ += rows;
     BilateralResult br;
     br.phi = Eigen::VectorXd::Zero(rows);
     br.impulse = Eigen::VectorXd::Zero(rows);
@@ -543,6 +545,7 @@ const StepStats& Simulator::step() {
   state_.v = v;
   v = theta_.theta_vq * state_.v + (1.0 - theta_.theta_vq) * v0;
   multibody::integrate(model, q0, v, dt, state_.q);
+  if (parameters_.project_rigid_constraints && rigid_bilateral_rows_ > 0) project_rigid_constraints(state_.q);
   state_.time += dt;
   ++step_count_;
   if (!state_.q.allFinite() || !state_.v.allFinite())
@@ -551,6 +554,52 @@ const StepStats& Simulator::step() {
   stats.energy = energy(state_.q, state_.v);
   stats.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return stats;
+}
+
+// Post-stabilization of the rigid bilateral constraints (SimulatorParameters::
+// project_rigid_constraints): Gauss–Newton steps on g(q) = 0 in the metric of the step's A
+// (block diagonal per tree, SPD), Δ = −A⁻¹Jᵀ(J A⁻¹ Jᵀ + εI)⁻¹ g, q ← q ⊕ Δ, at most three, until
+// ‖g‖ ≤ 1e-12 (or it stops decreasing). Rows whose Jacobian vanishes (a planar linkage's
+// out-of-plane rows) have JA⁻¹Jᵀ = 0: the ε = 1e-12·max diag keeps S positive definite and leaves
+// their g alone. Velocities are not changed, so no kinetic energy is added.
+void Simulator::project_rigid_constraints(Eigen::VectorXd& q) {
+  const multibody::Model& model = scene_.model;
+  const int m = rigid_bilateral_rows_, nv = model.nv();
+  proj_g_.resize(m);
+  proj_J_.resize(m, nv);
+  proj_llt_.resize(A_blocks_.size());
+  for (size_t t = 0; t < A_blocks_.size(); ++t) proj_llt_[t].compute(A_blocks_[t]);
+  double last = std::numeric_limits<double>::infinity();
+  for (int iteration = 0; iteration < 3; ++iteration) {
+    multibody::forward_kinematics(model, ws_, q);
+    int row = 0;
+    for (size_t i = 0; i < scene_.constraints.size(); ++i) {
+      const scene::BilateralConstraint& c = scene_.constraints[i];
+      if (!std::isinf(c.stiffness)) continue;
+      const int rows = scene::num_rows(c.type);
+      constraints::bilateral_kinematics(model, ws_, c, bilateral_scratch_, proj_g_.segment(row, rows),
+                                        proj_J_.middleRows(row, rows));
+      row += rows;
+    }
+    const double norm = proj_g_.norm();
+    if (!(norm > 1e-12) || !(norm < last)) break;
+    last = norm;
+    proj_AinvJt_.resize(nv, m);
+    for (size_t t = 0; t < trees_.size(); ++t) {
+      const contact::TreeRange& tr = trees_[t];
+      proj_AinvJt_.middleRows(tr.v_start, tr.nv) = proj_J_.middleCols(tr.v_start, tr.nv).transpose();
+      proj_llt_[t].solveInPlace(proj_AinvJt_.middleRows(tr.v_start, tr.nv));
+    }
+    proj_S_.noalias() = proj_J_ * proj_AinvJt_;
+    const double eps = 1e-12 * std::max(1.0, proj_S_.diagonal().maxCoeff());
+    proj_S_.diagonal().array() += eps;
+    proj_ldlt_.compute(proj_S_);
+    proj_lambda_ = proj_ldlt_.solve(proj_g_);
+    proj_dq_.noalias() = -proj_AinvJt_ * proj_lambda_;
+    if (!proj_dq_.allFinite()) break;
+    proj_q_ = q;
+    multibody::integrate(model, proj_q_, proj_dq_, 1.0, q);
+  }
 }
 
 // The step's ConstraintSet at (q₀, v₀): contacts (with their Jacobian blocks Jc_), limits of

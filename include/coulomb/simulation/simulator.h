@@ -78,6 +78,12 @@ struct SimulatorParameters {
   int free_motion_max_iterations = 30;   ///< stage-1 Newton iterations (every scheme: p(q₁, v) depends on v)
   double free_motion_tolerance = 1e-10;  ///< on ‖Δv‖ / max(1, ‖v*‖)
   bool joint_limits = true;              ///< add SAP limit constraints for finite joint limits
+  /// Post-stabilization of the rigid bilateral constraints (scene `constraints:` without a
+  /// stiffness): after the positions are integrated, project q back onto g(q) = 0 by at most
+  /// three Gauss–Newton steps in the metric of the step's A (Δ = −A⁻¹Jᵀ(JA⁻¹Jᵀ)⁻¹g), velocities
+  /// unchanged. Without it a rotating constraint drifts by (v δt)²/(2L) per step and the next
+  /// step's correction, ≈ v² δt/(2L), adds energy once δt ω ≳ 1 (docs/lstable-experiments.md).
+  bool project_rigid_constraints = true;
   /// Speculative contact: gather contacts at q₀ within the collision margin plus, per body, the
   /// distance δt (‖v‖ + ‖ω‖ r) its geometry can travel in the step at v₀
   /// (CollisionWorld::set_speculative_margins). Without it a body approaching faster than
@@ -227,6 +233,14 @@ class Simulator {
   /// rows × n_v Jacobians at q₀, one per constraint.
   constraints::BilateralKinematicsScratch bilateral_scratch_;
   std::vector<Eigen::MatrixXd> J_bilateral_;
+  // Post-stabilization (project_rigid_constraints): g and J of the rigid rows stacked, the
+  // projection's workspace; sized in the constructor.
+  void project_rigid_constraints(Eigen::VectorXd& q);
+  int rigid_bilateral_rows_ = 0;
+  Eigen::VectorXd proj_g_, proj_lambda_, proj_dq_, proj_q_;
+  Eigen::MatrixXd proj_J_, proj_AinvJt_, proj_S_;
+  std::vector<Eigen::LLT<Eigen::MatrixXd>> proj_llt_;
+  Eigen::LDLT<Eigen::MatrixXd> proj_ldlt_;
   RunMonitor monitor_;
   solvers::sap::SapSolver solver_;
   solvers::sap::SapSolverResults solver_results_;
