@@ -39,6 +39,14 @@ void spring_damper(double dt, double theta, double K, double B, double phi0, dou
   vhat = K > 0.0 ? -K * (phi0 + dt * (1.0 - theta) * phidot0) / c : 0.0;
 }
 
+// A frictional contact whose second tangent row t2 is identically zero in every block moves in
+// the plane of t1 and n (a planar model): the paper's 2-D contact (§6.1–6.2).
+bool is_planar(const constraints::ContactConstraint& c) {
+  for (int b = 0; b < c.num_blocks; ++b)
+    if (!c.blocks[b].J.row(1).isZero(0.0)) return false;
+  return true;
+}
+
 }  // namespace
 
 const LStableResults& LStableSolver::solve(const constraints::ConstraintSet& set,
@@ -61,7 +69,13 @@ const LStableResults& LStableSolver::solve(const constraints::ConstraintSet& set
 
   // Rows. Count first.
   int n = 0;
-  for (const constraints::ContactConstraint& c : set.contacts) n += c.material.mu > 0.0 ? 3 : 1;
+  // Rows per contact: [t1, t2, n] with friction, [t1, n] for a planar one (2-D friction),
+  // [n] without friction.
+  auto contact_rows = [&](const constraints::ContactConstraint& c) {
+    if (!(c.material.mu > 0.0)) return 1;
+    return parameters_.planar_friction_qp && is_planar(c) ? 2 : 3;
+  };
+  for (const constraints::ContactConstraint& c : set.contacts) n += contact_rows(c);
   for (const constraints::JointLimitConstraint& l : set.limits)
     n += (std::isfinite(l.lower) ? 1 : 0) + (std::isfinite(l.upper) ? 1 : 0);
   n += static_cast<int>(set.pd_actuators.size() + set.couplers.size() + set.joint_frictions.size());
@@ -74,6 +88,7 @@ const LStableResults& LStableSolver::solve(const constraints::ConstraintSet& set
   box_rows_.clear();
   bound_.clear();
   cone_rows_.clear();
+  cone_dim_.clear();
   mu_.clear();
   const double B_r = parameters_.tangential_damping / dt;
 
@@ -88,23 +103,33 @@ const LStableResults& LStableSolver::solve(const constraints::ConstraintSet& set
   int row = 0;
   std::vector<int>& rigid = rigid_rows_;  // rows of rigid contact normals (R from W, once formed)
   rigid.clear();
+  out.planar_contacts = 0;
   for (const constraints::ContactConstraint& c : set.contacts) {
     const bool friction = c.material.mu > 0.0;
-    const int rows = friction ? 3 : 1;
-    const int first = friction ? 0 : 2;  // contact-frame row of the first problem row
-    for (int b = 0; b < c.num_blocks; ++b)
-      G_.block(row, c.blocks[b].v_start, rows, c.blocks[b].J.cols()) += c.blocks[b].J.middleRows(first, rows);
+    const int rows = contact_rows(c);
+    if (rows == 2) {
+      ++out.planar_contacts;
+      for (int b = 0; b < c.num_blocks; ++b) {
+        G_.block(row, c.blocks[b].v_start, 1, c.blocks[b].J.cols()) += c.blocks[b].J.row(0);
+        G_.block(row + 1, c.blocks[b].v_start, 1, c.blocks[b].J.cols()) += c.blocks[b].J.row(2);
+      }
+    } else {
+      const int first = friction ? 0 : 2;  // contact-frame row of the first problem row
+      for (int b = 0; b < c.num_blocks; ++b)
+        G_.block(row, c.blocks[b].v_start, rows, c.blocks[b].J.cols()) += c.blocks[b].J.middleRows(first, rows);
+    }
     const int rn = row + rows - 1;
     const double k = c.material.stiffness, tau = c.material.dissipation_time;
     vhat_[rn] = -(c.phi0 + dt * (1.0 - theta) * c.vn0) / (dt * theta + tau);
     if (std::isfinite(k)) R_[rn] = 1.0 / (dt * (dt * theta * k + k * tau));
     else R_[rn] = 0.0, rigid.push_back(rn);
     if (friction) {
-      for (int t = 0; t < 2; ++t) {
+      for (int t = 0; t < rows - 1; ++t) {
         R_[row + t] = 1.0 / (dt * B_r);
         vhat_[row + t] = 0.0;
       }
       cone_rows_.push_back(row);
+      cone_dim_.push_back(rows);
       mu_.push_back(c.material.mu);
     } else {
       orthant_rows_.push_back(rn);
@@ -205,9 +230,14 @@ const LStableResults& LStableSolver::solve(const constraints::ConstraintSet& set
   for (size_t k = 0; k < set.contacts.size(); ++k) {
     const constraints::ContactConstraint& c = set.contacts[k];
     const bool friction = c.material.mu > 0.0;
-    const int rows = friction ? 3 : 1;
-    const int first = friction ? 0 : 2;
-    out.impulses.contacts.segment(3 * k + first, rows) = gamma_.segment(row, rows);
+    const int rows = contact_rows(c);
+    if (rows == 2) {
+      out.impulses.contacts[3 * k] = gamma_[row];
+      out.impulses.contacts[3 * k + 2] = gamma_[row + 1];
+    } else {
+      const int first = friction ? 0 : 2;
+      out.impulses.contacts.segment(3 * k + first, rows) = gamma_.segment(row, rows);
+    }
     for (int b = 0; b < c.num_blocks; ++b)
       out.impulses.contact_velocities.segment<3>(3 * k).noalias() +=
           c.blocks[b].J * out.v.segment(c.blocks[b].v_start, c.blocks[b].J.cols());
@@ -246,10 +276,10 @@ void LStableSolver::solve_qp(const constraints::ConstraintSet& set, int n, LStab
   for (int r : orthant_rows_) row_kind_[r] = kOrthant;
   for (size_t k = 0; k < box_rows_.size(); ++k) row_kind_[box_rows_[k]] = kBox, row_data_[box_rows_[k]] = static_cast<int>(k);
   for (size_t k = 0; k < cone_rows_.size(); ++k) {
-    const int r0 = cone_rows_[k];
-    row_kind_[r0] = row_kind_[r0 + 1] = kConeTangent;
-    row_kind_[r0 + 2] = kConeNormal;
-    row_data_[r0] = row_data_[r0 + 1] = row_data_[r0 + 2] = static_cast<int>(k);
+    const int r0 = cone_rows_[k], d = cone_dim_[k];  // rows [t1, (t2,) n]
+    for (int i = 0; i < d - 1; ++i) row_kind_[r0 + i] = kConeTangent;
+    row_kind_[r0 + d - 1] = kConeNormal;
+    for (int i = 0; i < d; ++i) row_data_[r0 + i] = static_cast<int>(k);
   }
   free_rows_.clear();
   for (int r = 0; r < n; ++r)
@@ -319,13 +349,16 @@ void LStableSolver::solve_qp(const constraints::ConstraintSet& set, int n, LStab
     int ns = 0, l = 0, cones = 0;
     for (int i = 0; i < nV; ++i) {
       const char kind = row_kind_[V[i]];
+      const bool planar = (kind == kConeTangent || kind == kConeNormal) && cone_dim_[row_data_[V[i]]] == 2;
       if (kind == kConeTangent && !cone_mode && radius[row_data_[V[i]]] <= exclude_below) continue;
       position_[i] = ns++;
       if (kind == kOrthant || (kind == kConeNormal && !cone_mode)) l += 1;
       if (kind == kBox) l += 2;
+      if (planar && kind == kConeNormal && cone_mode) l += 2;    // |γ_t| ≤ μ γ_n: two half-planes
+      if (planar && kind == kConeTangent && !cone_mode) l += 2;  // |γ_t| ≤ r: a box
     }
     for (int k = 0; k < num_cones; ++k)
-      if (cone_mode || radius[k] > exclude_below) ++cones;
+      if (cone_dim_[k] == 3 && (cone_mode || radius[k] > exclude_below)) ++cones;
     cone_sizes_.assign(cones, 3);
     qp_.resize(ns, l, cone_sizes_);
     for (int i = 0; i < nV; ++i) {
@@ -335,10 +368,26 @@ void LStableSolver::solve_qp(const constraints::ConstraintSet& set, int n, LStab
         if (position_[j] >= 0) qp_.P(position_[i], position_[j]) = Phat_(i, j);
     }
     int m = 0;
-    for (int i = 0; i < nV; ++i) {  // orthant rows first: γ ≥ 0, |γ| ≤ bound
+    for (int i = 0; i < nV; ++i) {  // orthant rows first: γ ≥ 0, |γ| ≤ bound, planar friction
       const char kind = row_kind_[V[i]];
       const int c = position_[i];
+      if (c < 0) continue;
+      const bool planar = (kind == kConeTangent || kind == kConeNormal) && cone_dim_[row_data_[V[i]]] == 2;
       if (kind == kOrthant || (kind == kConeNormal && !cone_mode)) qp_.G(m++, c) = -1.0;
+      if (planar && kind == kConeNormal && cone_mode) {  // ±γ_t − μ γ_n ≤ 0 (t1 is the row before)
+        const double mu = mu_[row_data_[V[i]]];
+        qp_.G(m, position_[i - 1]) = 1.0;
+        qp_.G(m++, c) = -mu;
+        qp_.G(m, position_[i - 1]) = -1.0;
+        qp_.G(m++, c) = -mu;
+      }
+      if (planar && kind == kConeTangent && !cone_mode) {  // |γ_t| ≤ r
+        const double r = radius[row_data_[V[i]]];
+        qp_.G(m, c) = 1.0;
+        qp_.h[m++] = r;
+        qp_.G(m, c) = -1.0;
+        qp_.h[m++] = r;
+      }
       if (kind == kBox) {
         const double bound = bound_[row_data_[V[i]]];
         qp_.G(m, c) = 1.0;
@@ -350,6 +399,7 @@ void LStableSolver::solve_qp(const constraints::ConstraintSet& set, int n, LStab
     for (int i = 0; i < nV; ++i) {  // then the cones, in contact order
       if (row_kind_[V[i]] != kConeNormal) continue;
       const int k = row_data_[V[i]];
+      if (cone_dim_[k] == 2) continue;  // planar: linear rows above
       const int t1 = position_[i - 2], t2 = position_[i - 1];  // [t1, t2, n] are consecutive in V
       if (cone_mode) {
         qp_.G(m++, position_[i]) = -mu_[k];  // (μ γ_n, γ_t) ∈ 𝒬³

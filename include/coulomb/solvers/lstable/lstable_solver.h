@@ -93,6 +93,11 @@ struct LStableParameters {
   /// unreduced problem (same optimum; kept for tests and comparison).
   bool eliminate_free_rows = true;
   FrictionModel friction = FrictionModel::kStaggered;
+  /// A frictional contact whose second tangent row is zero in every Jacobian block (a planar
+  /// model) takes the paper's 2-D friction (§6.1–6.2): rows [t1, n], the cone |γ_t| ≤ μ γ_n as
+  /// two linear inequalities (and the staggered disc as a box), so an all-planar step is a QP with
+  /// no second-order cone. false keeps such contacts as 3-D cones (same solution; for tests).
+  bool planar_friction_qp = true;
   /// kStaggered: passes after the first, and the relative change of the largest normal impulse
   /// below which the fixed point is reached. A run that does not reach it keeps the last pass
   /// (feasible and dissipative) and reports friction_converged = false.
@@ -112,6 +117,7 @@ struct LStableResults {
   int qp_iterations = 0;  ///< 0 for a linear solve
   double residual = 0.0;  ///< max of the QP's relative primal and dual residuals (0 for a linear solve)
   bool used_qp = false;
+  int planar_contacts = 0;  ///< frictional contacts solved with 2-D friction (planar_friction_qp)
   int friction_iterations = 0;     ///< kStaggered: friction passes after the normal pass
   bool friction_converged = true;  ///< kStaggered: the normal impulses reached their fixed point
 };
@@ -144,6 +150,7 @@ class LStableSolver {
   Eigen::LDLT<Eigen::MatrixXd> ldlt_;
   std::vector<int> cone_rows_, orthant_rows_, box_rows_, rigid_rows_;
   std::vector<double> mu_, bound_;
+  std::vector<int> cone_dim_;  ///< rows of each frictional contact: 3 ([t1, t2, n]) or 2 ([t1, n], planar)
   // Appendix A elimination workspace.
   std::vector<int> free_rows_, constrained_rows_, constrained_index_;
   Eigen::MatrixXd Y_, Z_, YC_, Phat_;
