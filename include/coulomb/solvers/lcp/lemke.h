@@ -24,8 +24,6 @@
 // Units: whatever the caller's; z and w carry the units of r / Q and r respectively.
 #pragma once
 
-#include <string>
-#include <vector>
 
 #include <Eigen/Core>
 
