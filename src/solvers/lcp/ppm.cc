@@ -26,6 +26,9 @@ void check_parameters(const PpmParameters& p) {
     bad("parameters.tolerance", "must be finite and >= 0, got " + std::to_string(p.tolerance));
   if (p.max_pivots < 0)
     bad("parameters.max_pivots", "must be >= 0, got " + std::to_string(p.max_pivots));
+  if (!(p.dependent_tolerance >= 0.0) || !std::isfinite(p.dependent_tolerance))
+    bad("parameters.dependent_tolerance",
+        "must be finite and >= 0, got " + std::to_string(p.dependent_tolerance));
   if (!(p.singular_tolerance >= 0.0) || !std::isfinite(p.singular_tolerance))
     bad("parameters.singular_tolerance",
         "must be finite and >= 0, got " + std::to_string(p.singular_tolerance));
@@ -193,6 +196,7 @@ PpmResult ModifiedPpm::solve(const Eigen::MatrixXd& N, const GammaOperator& appl
   for (int i : bar) in_bar[i] = 1;
 
   Eigen::VectorXd w_dag(n);
+  bool warm = !warm_non_basic.empty();
   for (int it = 1;; ++it) {
     const int k = static_cast<int>(bar.size());
     Eigen::MatrixXd NB(k, m);
@@ -203,15 +207,24 @@ PpmResult ModifiedPpm::solve(const Eigen::MatrixXd& N, const GammaOperator& appl
     }
     Eigen::VectorXd z_dag(k);
     Eigen::VectorXd a_dag = v_star;
+    Eigen::MatrixXd GNt(m, k);
+    Eigen::LDLT<Eigen::MatrixXd> ldlt;
     if (k > 0) {
-      const Eigen::MatrixXd GNt = apply_gamma(NB.transpose());  // m x k
+      GNt = apply_gamma(NB.transpose());  // m x k
       if (GNt.rows() != m || GNt.cols() != k) bad("apply_gamma", "returned a wrongly sized result");
       Eigen::MatrixXd A = NB * GNt;  // line 11, k x k
       A = 0.5 * (A + A.transpose()).eval();
-      Eigen::LDLT<Eigen::MatrixXd> ldlt(A);
+      ldlt.compute(A);
       const Eigen::VectorXd D = ldlt.vectorD();
       const double dmax = D.cwiseAbs().maxCoeff();
       if (!(D.minCoeff() > parameters_.singular_tolerance * dmax)) {
+        if (warm) {  // a stale warm start: restart cold
+          warm = false;
+          bar.assign(1, static_cast<int>(i_min));
+          std::fill(in_bar.begin(), in_bar.end(), 0);
+          in_bar[i_min] = 1;
+          continue;
+        }
         res.status = PpmStatus::kSingularBlock;
         res.pivots = it;
         res.non_basic = bar;
@@ -221,6 +234,7 @@ PpmResult ModifiedPpm::solve(const Eigen::MatrixXd& N, const GammaOperator& appl
       z_dag = ldlt.solve(-c);     // line 12
       a_dag += GNt * z_dag;       // line 13
     }
+    warm = false;
     w_dag = N * a_dag + b;        // line 14 (+ the offset)
     if (!z_dag.allFinite() || !w_dag.allFinite()) {
       res.status = PpmStatus::kNumericalError;
@@ -259,6 +273,43 @@ PpmResult ModifiedPpm::solve(const Eigen::MatrixXd& N, const GammaOperator& appl
       res.status = PpmStatus::kMaxPivots;
       res.complementarity = complementarity(res.z, res.w);
       return res;
+    }
+    if (i_enter >= 0 && k > 0) {
+      // Is row i dependent on B̄ in the Γ metric? y = A⁻¹ a_B̄i, Schur s = a_ii − a_iB̄ y.
+      const Eigen::VectorXd Ni = N.row(i_enter).transpose();
+      const Eigen::VectorXd a_Bi = GNt.transpose() * Ni;
+      const double a_ii = Ni.dot(apply_gamma(Ni).col(0));
+      const Eigen::VectorXd y = ldlt.solve(a_Bi);
+      const double schur = a_ii - a_Bi.dot(y);
+      if (!(schur > parameters_.dependent_tolerance * std::max(a_ii, 0.0))) {
+        if (j_leave >= 0) {  // first drop the negative z† (line 19), re-evaluate
+          in_bar[bar[j_leave]] = 0;
+          bar.erase(bar.begin() + j_leave);
+          continue;
+        }
+        // Exchange i with the ratio-test row of B̄ (v⁺ unchanged, z stays ≥ 0).
+        int j_out = -1;
+        double best = 0.0;
+        const double ytol = 1e-12 * std::max(1.0, y.cwiseAbs().maxCoeff());
+        for (int a = 0; a < k; ++a)
+          if (y(a) > ytol) {
+            const double ratio = std::max(z_dag(a), 0.0) / y(a);
+            if (j_out < 0 || ratio < best) {
+              best = ratio;
+              j_out = a;
+            }
+          }
+        if (j_out < 0) {  // w_i < 0 cannot be raised: infeasible LCP
+          res.status = PpmStatus::kSingularBlock;
+          res.complementarity = complementarity(res.z, res.w);
+          return res;
+        }
+        in_bar[bar[j_out]] = 0;
+        bar.erase(bar.begin() + j_out);
+        bar.push_back(i_enter);
+        in_bar[i_enter] = 1;
+        continue;
+      }
     }
     if (i_enter >= 0) {  // line 31: append at the END so B̄(j) still names the old element
       bar.push_back(i_enter);

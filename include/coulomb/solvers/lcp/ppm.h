@@ -17,6 +17,13 @@
 //   solution). Errors of the printed algorithm fixed as in the digest's implementation notes:
 //   the offset b (−φ/Δt, Baumgarte) is included, comparisons are against −ε, new indices are
 //   appended at the end of B̄, warm-start indices that do not exist are dropped.
+//   [derived] With an offset b that is not of the form N x (Baumgarte terms φ_D ≠ γ φ_I) a
+//   row that is linearly dependent on B̄ can still have w_i < 0 (the paper's App. F Theorem 2
+//   assumes b = 0). Appending it would make A singular, so instead it is EXCHANGED with the
+//   row j of B̄ given by the ratio test min { z†_j / y_j : y_j > 0 }, where Γ N_iᵀ = Γ N_B̄ᵀ y:
+//   the shift z_B̄ ← z† − t y, z_i ← t leaves v⁺ unchanged and keeps z ≥ 0. If no y_j > 0 the
+//   LCP is infeasible (kSingularBlock). A warm start whose block is singular is replaced by the
+//   cold start.
 #pragma once
 
 #include <functional>
@@ -44,6 +51,10 @@ struct PpmParameters {
   int max_pivots = 10000;
   /// A principal block is singular when its smallest |LDLᵀ / LU pivot| ≤ this · its largest.
   double singular_tolerance = 1e-13;
+  /// Modified PPM: an entering row i is dependent on the rows of B̄ (in the Γ metric) when the
+  /// Schur complement a_ii − a_iB̄ A⁻¹ a_B̄i ≤ this · a_ii. Appending it would make A singular,
+  /// so it is exchanged with a row of B̄ instead (see ModifiedPpm).
+  double dependent_tolerance = 1e-9;
 };
 
 struct PpmResult {
