@@ -365,3 +365,34 @@ TEST(ModifiedPpm, TrivialCaseWarmIndicesAndBadInput) {
 
 }  // namespace
 }  // namespace coulomb::solvers::lcp
+
+namespace coulomb::solvers::lcp {
+namespace {
+
+// Hand-solvable cases of the dependent-row exchange. One DOF, Γ = 1, v* = 0, two contacts with
+// the same normal and offsets −1, −2: the binding one is the second, z = (0, 2), w = (1, 0).
+// Warm-started at B̄ = {0}, row 1 enters with w = −1 and is dependent on row 0 (y = 1): exchanged.
+TEST(ModifiedPpm, DependentRowIsExchangedNotAppended) {
+  ModifiedPpm solver;
+  const Eigen::MatrixXd N = Eigen::Vector2d(1.0, 1.0);
+  const Eigen::MatrixXd Gamma = Eigen::MatrixXd::Identity(1, 1);
+  const Eigen::VectorXd v_star = Eigen::VectorXd::Zero(1);
+  const PpmResult res = solver.solve(N, Gamma, v_star, Eigen::Vector2d(-1.0, -2.0), {0});
+  ASSERT_EQ(res.status, PpmStatus::kSolved);
+  EXPECT_LE((res.z - Eigen::Vector2d(0.0, 2.0)).norm(), 1e-14);
+  EXPECT_LE((res.w - Eigen::Vector2d(1.0, 0.0)).norm(), 1e-14);
+  EXPECT_EQ(res.non_basic, std::vector<int>{1});
+  // A scaled copy (3 N) with offset −1 against N with −1: both bind at v = 1/3 vs 1; the binding
+  // one is row 0 (needs v ≥ 1), row 1 then has w = 3·1 − 1 = 2.
+  const PpmResult s = solver.solve(Eigen::Vector2d(1.0, 3.0), Gamma, v_star, Eigen::Vector2d(-1.0, -1.0), {1});
+  ASSERT_EQ(s.status, PpmStatus::kSolved);
+  EXPECT_LE((s.z - Eigen::Vector2d(1.0, 0.0)).norm(), 1e-14);
+  EXPECT_LE((s.w - Eigen::Vector2d(0.0, 2.0)).norm(), 1e-14);
+  // Opposite normals with both offsets −1: N v ≥ 1 and −N v ≥ 1 is infeasible.
+  const PpmResult inf = solver.solve(Eigen::Vector2d(1.0, -1.0), Gamma, v_star, Eigen::Vector2d(-1.0, -1.0));
+  EXPECT_EQ(inf.status, PpmStatus::kSingularBlock);
+  EXPECT_FALSE(inf.ok());
+}
+
+}  // namespace
+}  // namespace coulomb::solvers::lcp
