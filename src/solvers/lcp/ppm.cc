@@ -184,7 +184,8 @@ PpmResult ModifiedPpm::solve(const Eigen::MatrixXd& N, const GammaOperator& appl
   const Eigen::VectorXd r = N * v_star + b;  // line 2 (+ the offset)
   res.z = Eigen::VectorXd::Zero(n);
   res.w = r;
-  const double tol = parameters_.tolerance * std::max(1.0, n ? r.cwiseAbs().maxCoeff() : 0.0);
+  const double r_scale = std::max(1.0, n ? r.cwiseAbs().maxCoeff() : 0.0);
+  const double tol = parameters_.tolerance * r_scale;
   Eigen::Index i_min = 0;
   if (n == 0 || r.minCoeff(&i_min) >= -tol) {  // lines 3-4
     res.status = PpmStatus::kTrivial;
@@ -196,6 +197,7 @@ PpmResult ModifiedPpm::solve(const Eigen::MatrixXd& N, const GammaOperator& appl
   for (int i : bar) in_bar[i] = 1;
 
   Eigen::VectorXd w_dag(n);
+  std::vector<char> ignore(n, 0);  // dependent rows whose negative w is round-off (until B̄ changes)
   bool warm = !warm_non_basic.empty();
   for (int it = 1;; ++it) {
     const int k = static_cast<int>(bar.size());
@@ -253,7 +255,7 @@ PpmResult ModifiedPpm::solve(const Eigen::MatrixXd& N, const GammaOperator& appl
     int i_enter = -1;  // line 16: argmin over the basic indices
     double w_min = -tol;
     for (int i = 0; i < n; ++i)
-      if (!in_bar[i] && w_dag(i) < w_min) {
+      if (!in_bar[i] && !ignore[i] && w_dag(i) < w_min) {
         w_min = w_dag(i);
         i_enter = i;
       }
@@ -274,6 +276,18 @@ PpmResult ModifiedPpm::solve(const Eigen::MatrixXd& N, const GammaOperator& appl
       res.complementarity = complementarity(res.z, res.w);
       return res;
     }
+    if (it > 2 * n + 20) {
+      // Cycle guard: the argmin rule can cycle on degenerate PSD problems. Switch to the
+      // least-index rule with ONE flip per iteration (the smallest index whose computed
+      // variable is negative), as in Murty's rule / the least-index criss-cross method.
+      i_enter = -1;
+      for (int i = 0; i < n && i_enter < 0; ++i)
+        if (!in_bar[i] && !ignore[i] && w_dag(i) < -tol) i_enter = i;
+      j_leave = -1;
+      for (int a = 0; a < k; ++a)
+        if (z_dag(a) < -tol && (j_leave < 0 || bar[a] < bar[j_leave])) j_leave = a;
+      if (i_enter >= 0 && j_leave >= 0) (bar[j_leave] < i_enter ? i_enter : j_leave) = -1;
+    }
     if (i_enter >= 0 && k > 0) {
       // Is row i dependent on B̄ in the Γ metric? y = A⁻¹ a_B̄i, Schur s = a_ii − a_iB̄ y.
       const Eigen::VectorXd Ni = N.row(i_enter).transpose();
@@ -283,6 +297,7 @@ PpmResult ModifiedPpm::solve(const Eigen::MatrixXd& N, const GammaOperator& appl
       const double schur = a_ii - a_Bi.dot(y);
       if (!(schur > parameters_.dependent_tolerance * std::max(a_ii, 0.0))) {
         if (j_leave >= 0) {  // first drop the negative z† (line 19), re-evaluate
+          std::fill(ignore.begin(), ignore.end(), 0);
           in_bar[bar[j_leave]] = 0;
           bar.erase(bar.begin() + j_leave);
           continue;
@@ -299,11 +314,18 @@ PpmResult ModifiedPpm::solve(const Eigen::MatrixXd& N, const GammaOperator& appl
               j_out = a;
             }
           }
+        if (j_out < 0 && w_dag(i_enter) >= -1e-12 * (1.0 + y.lpNorm<1>()) * r_scale) {
+          // w_i of a dependent row is b_i − yᵀ b_B̄ up to round-off ~ ε ‖y‖₁ ‖r‖∞: treat a
+          // negative value that small as zero and look at the other indices.
+          ignore[i_enter] = 1;
+          continue;
+        }
         if (j_out < 0) {  // w_i < 0 cannot be raised: infeasible LCP
           res.status = PpmStatus::kSingularBlock;
           res.complementarity = complementarity(res.z, res.w);
           return res;
         }
+        std::fill(ignore.begin(), ignore.end(), 0);
         in_bar[bar[j_out]] = 0;
         bar.erase(bar.begin() + j_out);
         bar.push_back(i_enter);
@@ -311,6 +333,7 @@ PpmResult ModifiedPpm::solve(const Eigen::MatrixXd& N, const GammaOperator& appl
         continue;
       }
     }
+    std::fill(ignore.begin(), ignore.end(), 0);
     if (i_enter >= 0) {  // line 31: append at the END so B̄(j) still names the old element
       bar.push_back(i_enter);
       in_bar[i_enter] = 1;
