@@ -349,6 +349,35 @@ TEST(ModifiedPpm, TwentyThousandRandomInstancesAllSolve) {
   EXPECT_LE(worst, 1e-9);
 }
 
+// PPM I on the PSD matrix N Γ Nᵀ: always solves when N has full row rank (Q PD), and whenever it
+// does solve a rank-deficient one, its v⁺ equals ModifiedPpm's (the unique post-step velocity).
+TEST(PrincipalPivotingSolver, PsdBaraffFormAgreesWithModifiedPpm) {
+  std::mt19937 rng(5);
+  PrincipalPivotingSolver ppm1;
+  ModifiedPpm ppm2;
+  int singular = 0, solved = 0;
+  for (int t = 0; t < 300; ++t) {
+    const int m = 3 + t % 6, n = 1 + t % 15;
+    const Instance I = random_instance(rng, n, m, t % 3 == 0);
+    const Eigen::MatrixXd Q = I.N * I.Gamma * I.N.transpose();
+    const PpmResult a = ppm1.solve(Q, I.N * I.v_star + I.b);
+    if (I.N.fullPivLu().rank() == n) {  // Q positive definite (no duplicated rows)
+      ASSERT_TRUE(a.ok()) << t << " " << to_string(a.status);
+    }
+    if (!a.ok()) {
+      EXPECT_EQ(a.status, PpmStatus::kSingularBlock) << t;
+      ++singular;
+      continue;
+    }
+    ++solved;
+    const PpmResult b = ppm2.solve(I.N, I.Gamma, I.v_star, I.b);
+    ASSERT_TRUE(b.ok()) << t;
+    const Eigen::VectorXd dv = I.Gamma * I.N.transpose() * (a.z - b.z);
+    EXPECT_LE(dv.cwiseAbs().maxCoeff(), 1e-8 * std::max(1.0, (I.Gamma * I.N.transpose() * a.z).cwiseAbs().maxCoeff())) << t;
+  }
+  std::printf("PPM I on N Γ Nᵀ (n 1..15, m 3..8): %d solved, %d singular block\n", solved, singular);
+}
+
 TEST(ModifiedPpm, TrivialCaseWarmIndicesAndBadInput) {
   std::mt19937 rng(3);
   ModifiedPpm solver;

@@ -10,7 +10,9 @@
 // * PrincipalPivotingSolver: PPM I (Cottle 1968; Murty 1988, Ch. 4) with the single principal
 //   pivot and Murty's least-index rule (flip the smallest index whose computed variable is
 //   negative), which terminates for every P-matrix Q (finitely, possibly exponentially many
-//   pivots in the worst case). Dense, for small n.
+//   pivots in the worst case). Dense, for small n. On a rank-deficient PSD Q a single principal
+//   pivot can meet a singular block: kSingularBlock (measured on random N Γ Nᵀ,
+//   n 1…15, m 3…8: 12 %, 26 % with duplicated / scaled rows); use ModifiedPpm for those.
 // * ModifiedPpm: the paper's Algorithm 2 for the PSD LCP (N v* + b, N Γ Nᵀ) with Γ = M⁻¹ (or the
 //   constrained inverse inertia Γ_X) symmetric positive (semi)definite. It never forms the n × n
 //   matrix N Γ Nᵀ, only the |B̄| × |B̄| block N_B̄ Γ N_B̄ᵀ (|B̄| ≤ rank(N Γ Nᵀ) ≤ m for a basic
