@@ -3,7 +3,7 @@
 //   w = Q z + r,   w ≥ 0,   z ≥ 0,   zᵀ w = 0.
 //
 // Convention (Zapolsky & Drumwright, "Inverse Dynamics with Rigid Contact and Friction",
-// App. D and Algorithm 2; digest /work/shared/digests/inverse-dynamics.md §4.6, §7): the
+// App. D and Algorithm 2; digest ../shared/digests/inverse-dynamics.md §4.6, §7): the
 // "non-basic" set B̄ holds the indices where z is COMPUTED (and w = 0); on the complement B,
 // z = 0 and w is computed. This is the reverse of the textbook wording.
 //
