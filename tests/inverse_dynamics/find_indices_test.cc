@@ -191,6 +191,10 @@ TEST(FindIndices, MatchesFromScratchAlgorithm1RankAndCholesky) {
       const MatrixXd X = KeptRows(fi, in);
       EXPECT_EQ(Rank(X), fi.size());
       EXPECT_EQ(Rank(X), Rank(Stack(in)));
+      if (fi.size() == 0) {  // p = 0 and no nonzero contact row: nothing to factor
+        EXPECT_EQ(Rank(Stack(in)), 0);
+        continue;
+      }
       // (4) Xᵀ M⁻¹ X factors, cond < 1e10; (5) incremental factor = from-scratch Cholesky.
       const MatrixXd G = X * in.M.llt().solve(X.transpose());
       Eigen::LLT<MatrixXd> g_llt(G);
