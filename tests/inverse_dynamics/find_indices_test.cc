@@ -359,6 +359,41 @@ TEST(FindIndices, NoContactsAndManyContacts) {
   }
 }
 
+// The tolerance is on sin² of the angle (M⁻¹ metric) between a row and the kept rows' span:
+// build rows at a prescribed angle θ from span{P rows, S_0} and check the decision on both sides.
+TEST(FindIndices, ToleranceIsOnTheSquaredSineOfTheAngle) {
+  std::mt19937 rng(11);
+  const int m = 10, p = 3;
+  const MatrixXd M = RandomSpd(m, rng);
+  const MatrixXd P = RandomP(p, m, false, rng);
+  const Eigen::RowVectorXd s0 = RandomRows(1, m, rng).row(0);
+  Eigen::LLT<MatrixXd> llt(M);
+  // y = L_M⁻¹ xᵀ coordinates: orthonormal basis Q of span{y(P rows), y(s0)} and a unit e ⟂ it.
+  MatrixXd Y(m, p + 2);
+  Y.leftCols(p) = llt.matrixL().solve(P.transpose());
+  Y.col(p) = llt.matrixL().solve(s0.transpose());
+  Y.col(p + 1) = VectorXd::Random(m);
+  Eigen::HouseholderQR<MatrixXd> qr(Y);
+  const MatrixXd Q = qr.householderQ() * MatrixXd::Identity(m, p + 2);
+  const VectorXd in_span = Q.leftCols(p + 1) * VectorXd::Random(p + 1).normalized();
+  const VectorXd e = Q.col(p + 1);
+  for (const double sin2 : {1e-12, 1e-11, 3e-10, 1e-9, 1e-6}) {
+    const double sn = std::sqrt(sin2), cs = std::sqrt(1.0 - sin2);
+    const VectorXd y = 3.7 * (cs * in_span + sn * e);
+    MatrixXd S(2, m), T(2, m);
+    S.row(0) = s0;
+    S.row(1) = (llt.matrixL() * y).transpose();
+    T.setZero();  // zero rows are never kept
+    for (const double tol : {1e-10, 1e-8}) {
+      FindIndices fi;
+      fi.compute(llt, P, S, T, tol);
+      const bool kept = fi.s_indices().size() == 2;
+      EXPECT_EQ(kept, sin2 > tol) << "sin² " << sin2 << " tolerance " << tol;
+      EXPECT_TRUE(fi.t_indices().empty());
+    }
+  }
+}
+
 template <typename F>
 void ExpectThrowMentioning(F&& f, const std::string& field) {
   try {
