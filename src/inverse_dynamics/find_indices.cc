@@ -122,7 +122,7 @@ void FindIndices::compute(const Eigen::LLT<Eigen::MatrixXd>& M_llt, const Eigen:
   llt_ = nullptr;
 }
 
-bool FindIndices::try_append(const Eigen::Ref<const Eigen::RowVectorXd>& x, double tolerance) {
+bool FindIndices::try_append(const RowRef& x, double tolerance) {
   const Eigen::Index m = L_.rows();
   const int r = size_;
   if (r >= m) return false;

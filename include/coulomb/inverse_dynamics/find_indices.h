@@ -94,8 +94,10 @@ class FindIndices {
   void solve_in_place(Eigen::Ref<Eigen::VectorXd> b) const;
 
  private:
+  // A row of a column-major matrix without a copy (a strided Ref does not allocate).
+  using RowRef = Eigen::Ref<const Eigen::RowVectorXd, 0, Eigen::InnerStride<>>;
   // Tests row x (1 × m); appends it to the factor and returns true if it is kept.
-  bool try_append(const Eigen::Ref<const Eigen::RowVectorXd>& x, double tolerance);
+  bool try_append(const RowRef& x, double tolerance);
 
   Eigen::LLT<Eigen::MatrixXd> own_llt_;
   const Eigen::LLT<Eigen::MatrixXd>* llt_ = nullptr;  // valid only during compute()
