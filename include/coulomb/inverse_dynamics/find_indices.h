@@ -4,7 +4,7 @@
 // Source: Zapolsky & Drumwright, "Inverse Dynamics with Rigid Contact and Friction",
 // Algorithm 1 (§4.3) and Appendix E (Theorem 1: dropping the linearly dependent equality rows,
 // i.e. fixing their multipliers to 0, does not change the MLCP solution). Digest
-// /work/shared/digests/inverse-dynamics.md §4.2–4.3, acceptance test §10.5.
+// ../shared/digests/inverse-dynamics.md §4.2–4.3, acceptance test §10.5.
 //
 //   𝒮 ← ∅, 𝒯 ← ∅
 //   for each contact i = 0 … n−1:
