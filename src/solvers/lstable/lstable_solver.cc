@@ -422,29 +422,25 @@ void LStableSolver::solve_qp(const constraints::ConstraintSet& set, int n, LStab
     return pass_status == LStableStatus::kSuccess;
   };
 
+  // Pass 0: the single-cone problem (kCone's only pass). Its status is the step's; a failed
+  // pass keeps its last finite iterate (xV_ is only written when finite).
+  const bool first_ok = run_pass(true, radius_, 0.0);
+  out.status = pass_status;
+  out.residual = pass_residual;
   out.friction_iterations = 0;
   out.friction_converged = true;
-  if (num_cones == 0 || parameters_.friction == FrictionModel::kCone) {
-    run_pass(true, radius_, 0.0);
-    out.status = pass_status;
-    out.residual = pass_residual;
-  } else {
-    // Staggered normal/friction passes (digest §7.3 fix 3, iterated to its fixed point). Pass 0
-    // is the single-cone problem (kCone); pass k bounds each contact's friction by the disc
-    // ‖γ_t‖ ≤ μ γ_n of pass k − 1 while the normals are unilateral spring–dampers of their own.
-    // At the fixed point γ_n obeys its own law (no μ·slip lift of the single cone) and γ_t is
-    // Coulomb's maximal dissipation within μ γ_n. Starting from the cone's normals (an upper
-    // estimate while sliding) keeps the solution the cone finds where friction wedges a contact
-    // (a Painlevé rod jams: with the cone's normal the jam is a fixed point at once; from the
-    // frictionless normal the iteration would have to grow by μ W_nt/W_nn per pass). Every pass is
-    // a convex problem with a fixed friction bound, so no pass adds energy. A pass whose QP fails
-    // ends the iteration with the last pass that succeeded (friction_converged = false); only a
-    // failed first pass is a failure.
+  if (first_ok && num_cones > 0 && parameters_.friction == FrictionModel::kStaggered) {
+    // Staggered normal/friction passes (digest §7.3 fix 3, iterated to its fixed point): pass k
+    // bounds each contact's friction by the disc ‖γ_t‖ ≤ μ γ_n of pass k − 1 while the normals
+    // are unilateral spring–dampers of their own. At the fixed point γ_n obeys its own law (no
+    // μ·slip lift of the single cone) and γ_t is Coulomb's maximal dissipation within μ γ_n.
+    // Starting from the cone's normals (an upper estimate while sliding) keeps the solution the
+    // cone finds where friction wedges a contact (a Painlevé rod jams: with the cone's normal the
+    // jam is a fixed point at once; from the frictionless normal the iteration would have to grow
+    // by μ W_nt/W_nn per pass). Every pass is a convex problem with a fixed friction bound, so no
+    // pass adds energy. A pass whose QP fails ends the iteration with the last pass that
+    // succeeded (friction_converged = false); only a failed first pass is a failure.
     radius_.assign(num_cones, 0.0);
-    const bool first_ok = run_pass(true, radius_, 0.0);
-    out.status = pass_status;
-    out.residual = pass_residual;
-    if (!first_ok) return;
     normal_prev_.resize(num_cones);
     for (int k = 0; k < num_cones; ++k) normal_prev_[k] = gamma_normal(k);
     x_good_ = xV_;
@@ -482,7 +478,6 @@ void LStableSolver::solve_qp(const constraints::ConstraintSet& set, int n, LStab
       }
     }
   }
-  if (out.status != LStableStatus::kSuccess && !xV_.allFinite()) return;
   for (int i = 0; i < nV; ++i) gamma_[V[i]] = xV_[i];
   if (!eliminate) return;
   // Back-substitution (the paper's λ_b = C⁻¹(c + D_A G*ᵀλ*), eq. 158, in impulses).

@@ -26,11 +26,12 @@
 //     complementarity reading of the paper's DPP (digest §3.3, UnilateralMode::Complementarity):
 //     its KKT conditions are exactly λ = max(0, spring force) for coupled rows as well; the
 //     paper's min-norm QP is unilateral_min_norm() below, for reproduction.
-//   - frictional contacts: rows [t1, t2, n]; the normal a compliant spring–damper (K = k,
-//     B = k τ_d), the tangents pure dampers (K_r = 0, B_r = tangential_damping / δt, the paper's
-//     10⁶/δt), and the true cone ‖γ_t‖ ≤ μ γ_n as one second-order cone (the 3-D SOCP of §6.3).
-//     This is the digest's fix 2 for the ζ normal-force inflation (§7.3): friction enters one
-//     consistent convex objective instead of the ζ-weighted slack objective.
+//   - frictional contacts: rows [t1, t2, n] ([t1, n] for a planar contact); the normal a
+//     compliant spring–damper (K = k, B = k τ_d), the tangents pure dampers (K_r = 0,
+//     B_r = tangential_damping / δt, the paper's 10⁶/δt), and the true cone ‖γ_t‖ ≤ μ γ_n as one
+//     second-order cone (the 3-D SOCP of §6.3; two half-planes for a planar contact). This is the
+//     digest's fix 2 for the ζ normal-force inflation (§7.3) and FrictionModel::kCone's only
+//     pass; the default kStaggered follows it with normal/friction passes (see FrictionModel).
 //   - bounded rows (PD with an effort limit: |γ| ≤ δt e; joint friction: |γ| ≤ δt F, a pure
 //     damper like the tangents): two linear inequalities.
 // The Ġ (velocity-product) terms of the paper are off (digest §7.1(a): M̂ does not exist for
@@ -152,7 +153,7 @@ class LStableSolver {
   std::vector<double> mu_, bound_;
   std::vector<int> cone_dim_;  ///< rows of each frictional contact: 3 ([t1, t2, n]) or 2 ([t1, n], planar)
   // Appendix A elimination workspace.
-  std::vector<int> free_rows_, constrained_rows_, constrained_index_;
+  std::vector<int> free_rows_, constrained_rows_;
   Eigen::MatrixXd Y_, Z_, YC_, Phat_;
   Eigen::VectorXd qf_, w_, qhat_, xV_, x_good_;
   std::vector<char> row_kind_;
