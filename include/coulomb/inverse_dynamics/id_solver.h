@@ -77,7 +77,8 @@ struct IdParameters {
   /// one-stage variant ID_QP,μ^one-stage.
   bool stage_two = true;
   StageTwoObjective stage_two_objective = StageTwoObjective::kTotalTorque;
-  /// Stage II tie-breaker ε‖z‖² (relative to the largest diagonal entry of Stage II's Hessian):
+  /// Stage II tie-breaker ε‖z‖² (relative to the largest diagonal entry of Stage II's Hessian,
+  /// with z in units of the free momentum's size):
   /// picks, among impulse vectors with the same torques, the one of least norm (f_S⁺ and f_S⁻
   /// not both positive). 0 disables it. Changes ‖τ‖ by O(ε).
   double stage_two_regularization = 1e-9;

@@ -73,20 +73,16 @@ class InverseDynamics {
  private:
   void prepare(const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& qdd_des, double dt,
                int num_contacts);
-  void finish(int num_contacts);
 
   const multibody::Model* model_;
   std::vector<int> actuated_;
   IdSolver solver_;
   multibody::Workspace ws_;
   IdProblem problem_;
-  IdResults solved_;   // results of the problem (its contacts only)
-  IdResults results_;  // per input contact
+  IdResults results_;
   Eigen::VectorXd external_;
   Eigen::VectorXd damping_;
   contact::ContactJacobian jacobian_;
-  contact::ContactSet kept_;
-  std::vector<int> kept_index_;  // problem contact → input contact
 };
 
 }  // namespace coulomb::inverse_dynamics

@@ -404,4 +404,114 @@ const ConicQpResults& ConicQpSolver::solve(const ConicQp& p) {
   }
 }
 
+namespace {
+
+// In-place LDLᵀ of the leading r × r block of K (lower triangle used; no pivoting: K is
+// quasi-definite, so every pivot is nonzero). Returns false on a zero or non-finite pivot.
+bool ldlt_in_place(Eigen::MatrixXd& K, int r) {
+  for (int j = 0; j < r; ++j) {
+    double d = K(j, j);
+    for (int l = 0; l < j; ++l) d -= K(j, l) * K(j, l) * K(l, l);
+    if (!(std::abs(d) > 0.0) || !std::isfinite(d)) return false;
+    K(j, j) = d;
+    for (int i = j + 1; i < r; ++i) {
+      double v = K(i, j);
+      for (int l = 0; l < j; ++l) v -= K(i, l) * K(j, l) * K(l, l);
+      K(i, j) = v / d;
+    }
+  }
+  return true;
+}
+
+// Solves (L D Lᵀ) x = b in place (factor from ldlt_in_place).
+void ldlt_solve(const Eigen::MatrixXd& K, int r, Eigen::VectorXd& b) {
+  for (int i = 0; i < r; ++i)
+    for (int l = 0; l < i; ++l) b[i] -= K(i, l) * b[l];
+  for (int i = 0; i < r; ++i) b[i] /= K(i, i);
+  for (int i = r - 1; i >= 0; --i)
+    for (int l = i + 1; l < r; ++l) b[i] -= K(l, i) * b[l];
+}
+
+}  // namespace
+
+bool ConicQpSolver::polish(const ConicQp& p, double tolerance) {
+  if (!p.cone_sizes.empty()) throw std::invalid_argument("ConicQpSolver::polish: only problems without cones");
+  // Guesses of the active set, tried in turn: the strict s < z, then rows whose slack is below
+  // max(multiplier, θ) for growing θ (degenerate rows, active with a zero multiplier, have
+  // slacks of the order of the square root of the interior point's tolerance).
+  const double smax = std::max(1.0, results_.s.size() ? results_.s.cwiseAbs().maxCoeff() : 0.0);
+  for (double theta : {0.0, 1e-8, 1e-6, 1e-4})
+    if (polish_with(p, tolerance, theta * smax)) return true;
+  return false;
+}
+
+bool ConicQpSolver::polish_with(const ConicQp& p, double tolerance, double theta) {
+  if (!p.cone_sizes.empty()) throw std::invalid_argument("ConicQpSolver::polish: only problems without cones");
+  const int n = p.num_variables(), m = p.num_rows();
+  ConicQpResults& r = results_;
+  if (r.x.size() != n || r.s.size() != m || r.z.size() != m)
+    throw std::invalid_argument("ConicQpSolver::polish: call solve() on this problem first");
+  if (!r.x.allFinite() || !r.s.allFinite() || !r.z.allFinite()) return false;
+  active_.clear();
+  for (int i = 0; i < m; ++i)
+    if (r.s[i] < std::max(r.z[i], theta)) active_.push_back(i);
+  const int na = static_cast<int>(active_.size());
+  const int dim = n + na;
+  if (kkt_.rows() < n + m) {
+    kkt_.resize(n + m, n + m);
+    kkt_rhs_.resize(n + m);
+    kkt_sol_.resize(n + m);
+    kkt_res_.resize(n + m);
+    kkt_corr_.resize(n + m);
+  }
+  const double delta = 1e-10 * std::max(1.0, p.P.diagonal().cwiseAbs().maxCoeff());
+  // Lower triangle of the regularized KKT matrix.
+  for (int j = 0; j < n; ++j)
+    for (int i = j; i < n; ++i) kkt_(i, j) = p.P(i, j);
+  for (int j = 0; j < n; ++j) kkt_(j, j) += delta;
+  for (int a = 0; a < na; ++a) {
+    for (int j = 0; j < n; ++j) kkt_(n + a, j) = p.G(active_[a], j);
+    for (int b = 0; b <= a; ++b) kkt_(n + a, n + b) = 0.0;
+    kkt_(n + a, n + a) = -delta;
+  }
+  kkt_rhs_.head(n) = -p.q;
+  for (int a = 0; a < na; ++a) kkt_rhs_[n + a] = p.h[active_[a]];
+  if (!ldlt_in_place(kkt_, dim)) return false;
+  kkt_sol_.head(dim) = kkt_rhs_.head(dim);
+  ldlt_solve(kkt_, dim, kkt_sol_);
+  // Iterative refinement against the unregularized KKT matrix [P Gᵀ; G 0].
+  for (int it = 0; it < 3; ++it) {
+    auto x = kkt_sol_.head(n);
+    kkt_res_.head(n) = kkt_rhs_.head(n);
+    kkt_res_.head(n).noalias() -= p.P * x;
+    for (int a = 0; a < na; ++a) {
+      kkt_res_.head(n).noalias() -= kkt_sol_[n + a] * p.G.row(active_[a]).transpose();
+      kkt_res_[n + a] = kkt_rhs_[n + a] - p.G.row(active_[a]).dot(x);
+    }
+    kkt_corr_.head(dim) = kkt_res_.head(dim);
+    ldlt_solve(kkt_, dim, kkt_corr_);
+    kkt_sol_.head(dim) += kkt_corr_.head(dim);
+  }
+  if (!kkt_sol_.head(dim).allFinite()) return false;
+  // Acceptance: primal feasibility of every row, dual feasibility of the active ones, objective.
+  polish_x_ = kkt_sol_.head(n);
+  polish_s_ = p.h;
+  polish_s_.noalias() -= p.G * polish_x_;
+  const double htol = tolerance * std::max(1.0, p.h.cwiseAbs().maxCoeff());
+  if (m > 0 && polish_s_.minCoeff() < -htol) return false;
+  // Stationarity holds by construction; with primal and dual feasibility the point is a KKT
+  // point, hence optimal (convex problem).
+  const double ztol = 1e3 * tolerance * std::max(1.0, m > 0 ? r.z.cwiseAbs().maxCoeff() : 0.0);
+  for (int a = 0; a < na; ++a)
+    if (kkt_sol_[n + a] < -ztol) return false;
+  const double objective = 0.5 * polish_x_.dot(p.P * polish_x_) + p.q.dot(polish_x_);
+  r.x = polish_x_;
+  r.s = polish_s_.cwiseMax(0.0);
+  r.z.setZero();
+  for (int a = 0; a < na; ++a) r.z[active_[a]] = std::max(0.0, kkt_sol_[n + a]);
+  r.objective = objective;
+  r.gap = r.s.dot(r.z);
+  return true;
+}
+
 }  // namespace coulomb::solvers::qp

@@ -94,7 +94,26 @@ class ConicQpSolver {
   const ConicQpResults& solve(const ConicQp& problem);
   const ConicQpResults& results() const { return results_; }
 
+  /// Active-set polishing of the last solve() of `problem` (the same problem; orthant rows
+  /// only, i.e. no cones): an interior-point iterate is accurate only to about the square root
+  /// of its tolerance where strict complementarity fails (a constraint active with a zero
+  /// multiplier, as at a contact that touches without load). Guesses the active rows
+  /// 𝒜 = {i : s_i < max(z_i, θ)} for θ = 0, 1e-8, 1e-6, 1e-4 times max(1, ‖s‖∞) in turn (a
+  /// degenerate row, active with a zero multiplier, has a slack of the order of the square root
+  /// of the interior point's tolerance), solves the equality-constrained KKT system
+  ///   [P + δI   G_𝒜ᵀ] [x  ]   [−q  ]
+  ///   [G_𝒜     −δI  ] [z_𝒜] = [h_𝒜 ]      (quasi-definite; δ = 1e-10 · max(1, max diag P))
+  /// by an LDLᵀ factorization without pivoting and three steps of iterative refinement against
+  /// the unregularized matrix (as OSQP's polishing), and accepts the first result that is a KKT
+  /// point: every row holds to `tolerance` · max(1, ‖h‖∞) and z_𝒜 ≥ −10³ tolerance · max(1, ‖z‖∞)
+  /// (stationarity holds by construction). On acceptance
+  /// results() is replaced (s = h − G x ≥ 0 clipped, z zero off 𝒜) and true is returned; else
+  /// results() is unchanged. Allocation-free after warm-up (buffers sized n + m).
+  /// Throws std::invalid_argument if the problem has cones or its sizes differ from the last solve.
+  bool polish(const ConicQp& problem, double tolerance = 1e-9);
+
  private:
+  bool polish_with(const ConicQp& p, double tolerance, double theta);
   void compute_scaling(const ConicQp& p);
   // y = W⁻¹ x (inverse = true) or W x, blockwise, for one vector of size m.
   void apply_scaling(const ConicQp& p, const Eigen::VectorXd& x, bool inverse, Eigen::VectorXd& y) const;
@@ -123,6 +142,10 @@ class ConicQpSolver {
   Eigen::VectorXd rx_, rz_, d_, t_, u_, tmp_, tmp2_, dx_, ds_, dz_, dxa_, dsa_, dza_, e_;
   Eigen::VectorXd best_x_, best_s_, best_z_;  // the best iterate (see solve())
   std::array<double, 4> best_residuals_{};    // its dual, primal residual, gap, objective
+  // polish() workspace
+  Eigen::MatrixXd kkt_;
+  Eigen::VectorXd kkt_rhs_, kkt_sol_, kkt_res_, kkt_corr_, polish_x_, polish_s_;
+  std::vector<int> active_;
 };
 
 }  // namespace coulomb::solvers::qp

@@ -1,0 +1,80 @@
+// ID_LCP,μ: inverse dynamics with non-impacting rigid contact and Coulomb friction on a
+// linearized cone (Zapolsky & Drumwright §5, Eqs. 52–68; digest §5 with the reconstruction of
+// the garbled Eqs. 59 and 64, §11 items 14–15).
+//
+// Variables per contact i: f_N,i ≥ 0; if μ_i > 0, k polygon impulses f_F,ij ≥ 0 along
+// d_j = cos θ_j ŝ + sin θ_j t̂ and the slack λ_i ≥ 0 (≈ the sliding speed). (Frictionless contacts
+// have no friction variables, so their f_F is exactly 0.) With Γ = Γ_P = E_𝒰 A⁻¹ E_𝒰ᵀ and the rows
+// R = [N; F] (B = L⁻¹ R_𝒰ᵀ, so R Γ Rᵀ = Bᵀ B):
+//
+//   Q = [ N Γ Nᵀ   N Γ Fᵀ   0 ]      r = [ N v* + φ/Δt ]
+//       [ F Γ Nᵀ   F Γ Fᵀ   E ]          [ F v*        ]
+//       [ μ        −Eᵀ      0 ]          [ 0           ]
+//
+// (E: nk × n, ones linking each friction variable to its contact's λ, in contact-major order.)
+// Q is copositive (digest Eq. 68: zᵀQz = ‖B z_NF‖² + Σ μ_i f_N,i λ_i ≥ 0 for z ≥ 0), so Lemke's
+// method with the lexicographic ratio test processes it (Anitescu & Potra). The right inverse:
+// the impulses solve the forward Anitescu–Potra LCP with the torques returned (digest §10.4).
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "id_solver_impl.h"
+
+namespace coulomb::inverse_dynamics {
+
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+
+IdStatus IdSolver::Impl::lcp_coulomb() {
+  ContactBuffers& B = *buf;
+  IdStats& st = res->stats;
+  const int nz = build_polygon_rows(false);
+  int nl = 0;
+  for (int c = 0; c < n; ++c)
+    if (B.friction_offset[c] >= 0) ++nl;
+  const int L = nz + nl;
+  st.lcp_size = L;
+  B.Q.setZero(L, L);
+  B.Q.topLeftCorner(nz, nz).noalias() = B.B.transpose() * B.B;
+  B.r.setZero(L);
+  B.r.head(nz) = B.cR;
+  B.r.head(n) += B.phi_dt;
+  for (int c = 0, l = nz; c < n; ++c) {
+    const int o = B.friction_offset[c];
+    if (o < 0) continue;
+    for (int e = 0; e < k; ++e) {
+      B.Q(o + e, l) = 1.0;   // E: F ⁺v + E λ ≥ 0
+      B.Q(l, o + e) = -1.0;  // −Eᵀ f_F
+    }
+    B.Q(l, c) = B.mu[c];     // μ f_N − Eᵀ f_F ≥ 0
+    ++l;
+  }
+  B.lemke = lemke.solve(B.Q, B.r);
+  st.solver_iterations = B.lemke.pivots;
+  const bool ok = B.lemke.status == solvers::lcp::LemkeStatus::kSolved ||
+                  B.lemke.status == solvers::lcp::LemkeStatus::kTrivial;
+  if (!ok) {
+    res->message = std::string("the Coulomb LCP (") + std::to_string(L) + " variables) was not solved: Lemke " +
+                   solvers::lcp::to_string(B.lemke.status) + ", complementarity residual " +
+                   std::to_string(B.lemke.complementarity_residual) +
+                   (B.lemke.status == solvers::lcp::LemkeStatus::kRayTermination
+                        ? " (ray termination: no impulses keep every contact from penetrating under the desired motion)"
+                        : "");
+    fN.setZero();
+    fS.setZero();
+    fT.setZero();
+    vU = vstar(unactuated);
+    return B.lemke.status == solvers::lcp::LemkeStatus::kRayTermination ? IdStatus::kInfeasible
+                                                                          : IdStatus::kNotConverged;
+  }
+  B.z = B.lemke.z.head(nz);
+  polygon_to_frame(B.z);
+  lambda.setZero(n);
+  for (int c = 0, l = nz; c < n; ++c)
+    if (B.friction_offset[c] >= 0) lambda[c] = B.lemke.z[l++];
+  velocity_from_impulses();
+  return IdStatus::kSolved;
+}
+
+}  // namespace coulomb::inverse_dynamics

@@ -1,0 +1,241 @@
+// ID_QP,μ and ID_QP,∞: complementarity-free inverse dynamics in two stages (Zapolsky &
+// Drumwright §6, Eqs. 69–112; digest §6 with the corrections of §11 items 18–22).
+//
+// Stage I (Eqs. 69–74, equality constraints removed as in §6.2.1–6.2.2): with impulses
+// z = [f_N; f_F] on the rows R = [N; F] (k polygon directions per contact; QP,μ: only contacts
+// with μ > 0 have friction variables, QP,∞: every contact, unbounded) and B = L⁻¹ R_𝒰ᵀ,
+//
+//   minimize  ½ ⁺vᵀ M ⁺v = ½ zᵀ (Bᵀ B) z + zᵀ R_𝒰 A⁻¹ b_𝒰 + const
+//   s.t.      N ⁺v + φ/Δt ≥ 0   ⇔  −(B_Nᵀ B) z ≤ c_N + φ/Δt      (non-interpenetration)
+//             z ≥ 0,   Σ_j f_F,ij ≤ μ_i f_N,i  (QP,μ)
+//
+// (⁺v_𝒜 = q̇_des is fixed, so the energy depends on z only through ⁺v_𝒰 = v*_𝒰 + A⁻¹ R_𝒰ᵀ z; the
+// gradient of ½ ⁺vᵀM⁺v is R_𝒰 (⁺v_𝒰 + A⁻¹ M_𝒰𝒜 q̇_des) = R_𝒰 A⁻¹ (b_𝒰 + R_𝒰ᵀ z).) The Hessian
+// Bᵀ B has rank ≤ n_b (digest §6.4: Z = A⁻¹ R_b, ker = ker(R_𝒰ᵀ)).
+//
+// Stage II (§6.2.4, Eqs. 102–112 reconstructed in digest §6.6): every z* + W y with
+// W = an orthonormal basis of ker(R_𝒰ᵀ) has the same ⁺v (so the same energy and the same
+// N ⁺v: Eqs. 108–109 hold automatically), and ι(z* + W y) = ι(z*) − R_𝒜ᵀ W y. Stage II
+//
+//   minimize  ½ ‖g₀ − R_𝒜ᵀ W y‖² + ½ ε ‖y‖²     (g₀ = ι(z*), or ι(z*) − Δt f_ID)
+//   s.t.      z* + W y ≥ 0,  Σ_j f_F,ij ≤ μ_i f_N,i  (QP,μ)
+//
+// picks the least-torque impulses among Stage I's optima; y = 0 is feasible.
+//
+// Solvers: Stage I as the LCP of its KKT conditions by Lemke's method, warm-started from the
+// previous solution (the paper's choice; exact basic solutions). Stage II, strictly convex with
+// the tie-breaker, by the interior-point ConicQpSolver followed by active-set polishing
+// (ConicQpSolver::polish), which makes its solution exact where the interior point alone stops
+// at about √tolerance.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "id_solver_impl.h"
+
+namespace coulomb::inverse_dynamics {
+
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+
+IdStatus IdSolver::Impl::qp_two_stage() {
+  ContactBuffers& B = *buf;
+  IdStats& st = res->stats;
+  const IdProblem& P = *p;
+  const std::vector<int>& Aidx = P.actuated;
+  const bool coulomb = par.formulation == Formulation::kQpCoulomb;
+  const int nz = build_polygon_rows(!coulomb);
+  int nf = 0;  // friction-polygon rows
+  if (coulomb)
+    for (int c = 0; c < n; ++c)
+      if (B.friction_offset[c] >= 0) ++nf;
+  // Fr z ≤ 0: +1 on the contact's f_F, −μ on its f_N (row per contact with friction), written
+  // into G's rows starting at `row`, times the matrix `right` (nz × cols) on the right.
+  auto friction_rows = [&](MatrixXd& G, int row, const MatrixXd* right) {
+    for (int c = 0; c < n; ++c) {
+      const int o = B.friction_offset[c];
+      if (!coulomb || o < 0) continue;
+      if (right == nullptr) {
+        G.row(row).setZero();
+        G(row, c) = -B.mu[c];
+        for (int e = 0; e < k; ++e) G(row, o + e) = 1.0;
+      } else {
+        G.row(row) = -B.mu[c] * right->row(c);
+        for (int e = 0; e < k; ++e) G.row(row) += right->row(o + e);
+      }
+      ++row;
+    }
+  };
+  const double scale = std::max(1.0, (B.cN + B.phi_dt).cwiseAbs().maxCoeff());
+
+  // ---- Stage I
+  B.z.setZero(nz);
+  double z_scale = 1.0;  // impulse scale of the QPs [N·s]
+  if (nb == 0) {
+    // Nothing unactuated: ⁺v = v* whatever z (the energy is constant), so every feasible z is
+    // optimal; it is feasible iff no contact is driven into the ground. Stage II chooses z.
+    for (int c = 0; c < n; ++c)
+      if (B.cN[c] + B.phi_dt[c] < -1e-9 * scale) {
+        res->message = "infeasible: contact " + std::to_string(kept[c]) + " is driven into the ground at " +
+                       std::to_string(-(B.cN[c] + B.phi_dt[c])) +
+                       " m/s by the desired motion and no unactuated coordinate can give way";
+        vU.resize(0);
+        return IdStatus::kInfeasible;
+      }
+  } else {
+    // The QP as the LCP of its KKT conditions, solved by Lemke (as the paper does, footnote 1;
+    // digest §3.1): variables [ẑ; y] with y ≥ 0 the multipliers of the rows G ẑ ≥ h
+    // (friction: μ f_N − Σ f_F ≥ 0; non-penetration), matrix [[P, −Gᵀ], [G, 0]], vector
+    // [q; −h]. Lemke returns a basic solution, exact up to round-off, where an interior point
+    // would stop at about the square root of its tolerance on this degenerate problem (a
+    // touching contact without load is active with a zero multiplier). Scaled to O(1):
+    // ẑ = z / s_z with s_z the size of the free momentum, the objective divided by
+    // s_z² · max diag(BᵀB), each non-penetration row by its largest coefficient.
+    B.g0.resize(nb);
+    for (int i = 0; i < nb; ++i) B.g0[i] = b[unactuated[i]];
+    const double sz = std::max(B.g0.cwiseAbs().maxCoeff(), 1e-12);
+    const int L = nz + nf + n;
+    B.Q.resize(L, L);
+    B.Q.setZero();
+    auto H = B.Q.topLeftCorner(nz, nz);
+    H.noalias() = B.B.transpose() * B.B;
+    const double ps = std::max(H.diagonal().maxCoeff(), 1e-300);
+    H /= ps;
+    B.r.resize(L);
+    llt.matrixL().solveInPlace(B.g0);  // L⁻¹ b_𝒰: q = R_𝒰 A⁻¹ b_𝒰 = Bᵀ L⁻¹ b_𝒰
+    B.r.head(nz).noalias() = B.B.transpose() * B.g0;
+    B.r.head(nz) /= sz * ps;
+    // Rows G ẑ ≥ h, stored in Q's bottom-left block (and −Gᵀ top-right).
+    auto G = B.Q.bottomLeftCorner(nf + n, nz);
+    friction_rows(B.Q, nz, nullptr);  // writes Σf_F − μ f_N (≤ 0 form) into rows nz … nz+nf−1
+    G.topRows(nf) *= -1.0;            // μ f_N − Σ f_F ≥ 0
+    G.bottomRows(n).noalias() = B.B.leftCols(n).transpose() * B.B;
+    B.r.segment(nz, nf).setZero();
+    for (int c = 0; c < n; ++c) {
+      auto row = G.row(nf + c);
+      const double rs = std::max(row.cwiseAbs().maxCoeff() * sz, 1e-300);
+      row *= sz / rs;
+      B.r[nz + nf + c] = (B.cN[c] + B.phi_dt[c]) / rs;  // −h
+    }
+    B.Q.topRightCorner(nz, nf + n) = -G.transpose();
+    const bool warm = B.stage1_warm.size() == L;
+    B.lemke = lemke.solve(B.Q, B.r, warm ? &B.stage1_warm : nullptr);
+    st.solver_iterations = B.lemke.pivots;
+    st.warm_started = B.lemke.warm_started;
+    const bool ok = B.lemke.status == solvers::lcp::LemkeStatus::kSolved ||
+                    B.lemke.status == solvers::lcp::LemkeStatus::kTrivial;
+    if (ok) {
+      B.stage1_warm = B.lemke.z;
+      B.z = sz * B.lemke.z.head(nz);
+    } else {
+      // Fallback: the same QP by the interior point (Lemke's ray test can misfire on
+      // degenerate data), then active-set polishing. Allocates on first use.
+      B.stage1_warm.resize(0);
+      st.used_fallback = true;
+      solvers::qp::ConicQp& qp = B.qp1;
+      qp.resize(nz, nz + nf + n, {});
+      qp.P = B.Q.topLeftCorner(nz, nz);
+      qp.q = B.r.head(nz);
+      qp.G.topRows(nz).setZero();
+      qp.G.topRows(nz).diagonal().setConstant(-1.0);
+      qp.h.head(nz).setZero();
+      qp.G.bottomRows(nf + n) = -B.Q.bottomLeftCorner(nf + n, nz);  // −G ẑ ≤ −h
+      qp.h.tail(nf + n) = B.r.tail(nf + n);
+      B.qp1_solver.mutable_parameters() = par.qp;
+      const solvers::qp::ConicQpResults& out = B.qp1_solver.solve(qp);
+      st.solver_iterations += out.iterations;
+      if (out.status != solvers::qp::ConicQpStatus::kOptimal) {
+        const bool infeasible = out.primal_residual > par.qp.acceptable_tolerance;
+        res->message = std::string("Stage I: Lemke ") + solvers::lcp::to_string(B.lemke.status) +
+                       ", then the interior point " + solvers::qp::to_string(out.status) + " (primal residual " +
+                       std::to_string(out.primal_residual) + ")" +
+                       (infeasible ? ": no impulses keep every contact from penetrating under the desired motion" : "");
+        B.z.setZero();
+        polygon_to_frame(B.z);
+        velocity_from_impulses();
+        return infeasible ? IdStatus::kInfeasible : IdStatus::kNotConverged;
+      }
+      B.qp1_solver.polish(qp);
+      B.z = sz * out.x;
+    }
+    z_scale = sz;
+  }
+
+  // ---- Stage II
+  IdStatus status = IdStatus::kSolved;
+  if (par.stage_two && nq > 0) {
+    // W: orthonormal basis of ker(R_𝒰ᵀ) ⊂ ℝ^{n_z}.
+    int rank = 0;
+    B.Qfull.setIdentity(nz, nz);
+    if (nb > 0) {
+      B.qr.compute(B.RU);
+      rank = static_cast<int>(B.qr.rank());
+      B.hh_work.resize(nz);
+      B.qr.householderQ().applyThisOnTheLeft(B.Qfull, B.hh_work);
+    }
+    const int d = nz - rank;
+    st.stage_two_dimension = d;
+    if (d > 0) {
+      B.W.resize(nz, d);
+      B.W = B.Qfull.rightCols(d);
+      // g₀ = ι(z*) (− Δt f_ID): ι = M_𝒜𝒰 ⁺v_𝒰 + M_𝒜𝒜 q̇_des − b_𝒜 − R_𝒜ᵀ z
+      polygon_to_frame(B.z);
+      velocity_from_impulses();
+      B.g0.resize(nq);
+      for (int j = 0; j < nq; ++j) {
+        double g = -b[Aidx[j]];
+        for (int i = 0; i < nb; ++i) g += P.M(Aidx[j], unactuated[i]) * vU[i];
+        for (int l = 0; l < nq; ++l) g += P.M(Aidx[j], Aidx[l]) * P.qdot_des[l];
+        if (par.stage_two_objective == StageTwoObjective::kContactTorque) {
+          // Δt f_ID = M_𝒜𝒜 (q̇_des − ⁻v_𝒜) − Δt f_ext,𝒜 (digest §6.4, Eq. 87)
+          double fid = -dt * P.f_ext[Aidx[j]];
+          for (int l = 0; l < nq; ++l) fid += P.M(Aidx[j], Aidx[l]) * (P.qdot_des[l] - P.v[Aidx[l]]);
+          g -= fid;
+        }
+        B.g0[j] = g;
+      }
+      B.g0.noalias() -= B.RA.transpose() * B.z;
+      B.RAW.resize(nq, d);
+      B.RAW.noalias() = B.RA.transpose() * B.W;
+      solvers::qp::ConicQp& qp = B.qp2;
+      const int rows = nz + nf;
+      if (qp.num_variables() != d || qp.num_rows() != rows) qp.resize(d, rows, {});
+      qp.num_orthant = rows;
+      // Scaled like Stage I: ŷ = y / s_z, the objective divided by s_z² · max diag(RAWᵀRAW).
+      if (nb == 0) z_scale = std::max({z_scale, B.g0.cwiseAbs().maxCoeff(), 1e-12});
+      const double sz = z_scale;
+      qp.P.noalias() = B.RAW.transpose() * B.RAW;
+      const double ps = std::max(1e-300, qp.P.diagonal().maxCoeff());
+      qp.P /= ps;
+      qp.P.diagonal().array() += par.stage_two_regularization;
+      qp.q.noalias() = -B.RAW.transpose() * B.g0;
+      qp.q /= sz * ps;
+      qp.G.topRows(nz) = -B.W;
+      qp.h.head(nz) = B.z / sz;
+      friction_rows(qp.G, nz, &B.W);
+      // h = −Fr z* / s_z
+      for (int c = 0, row = nz; c < n; ++c) {
+        const int o = B.friction_offset[c];
+        if (!coulomb || o < 0) continue;
+        double fz = -B.mu[c] * B.z[c];
+        for (int e = 0; e < k; ++e) fz += B.z[o + e];
+        qp.h[row++] = -fz / sz;
+      }
+      B.qp2_solver.mutable_parameters() = par.qp;
+      const solvers::qp::ConicQpResults& out = B.qp2_solver.solve(qp);
+      st.stage_two_iterations = out.iterations;
+      if (out.status == solvers::qp::ConicQpStatus::kOptimal) B.qp2_solver.polish(qp);
+      if (out.status == solvers::qp::ConicQpStatus::kOptimal) {
+        B.z.noalias() += sz * (B.W * out.x);
+      } else {
+        res->message = std::string("Stage II QP ") + solvers::qp::to_string(out.status) +
+                       "; Stage I's impulses are kept (torques not smoothed)";
+      }
+    }
+  }
+  polygon_to_frame(B.z);
+  velocity_from_impulses();
+  return status;
+}
+
+}  // namespace coulomb::inverse_dynamics
