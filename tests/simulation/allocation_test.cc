@@ -10,11 +10,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <random>
 #include <string>
 
 #include "coulomb/io/scene_loader.h"
 #include "coulomb/multibody/rnea.h"
 #include "coulomb/simulation/simulator.h"
+#include "coulomb/solvers/lcp/lemke.h"
+#include "coulomb/solvers/lcp/ppm.h"
 
 extern "C" {
 void* __libc_malloc(std::size_t size);
@@ -150,3 +153,128 @@ TEST(AllocationTest, BilateralConstraintStepsAllocateNothing) {
 
 }  // namespace
 }  // namespace coulomb::simulation
+
+namespace coulomb::solvers::lcp {
+namespace {
+
+using simulation::AllocationCounter;
+
+// A random no-slip LCP (N v* + b, N Γ Nᵀ) as in tests/solvers/lcp/ppm_test.cc: random rows plus
+// duplicated and scaled copies (dependent rows: the exchange path), a feasible offset b.
+struct PpmInstance {
+  Eigen::MatrixXd N, Gamma;
+  Eigen::VectorXd v_star, b;
+};
+PpmInstance random_ppm_instance(std::mt19937& rng, int n, int m) {
+  std::normal_distribution<double> g;
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  auto gaussian = [&](int r, int c) {
+    Eigen::MatrixXd A(r, c);
+    for (int j = 0; j < c; ++j)
+      for (int i = 0; i < r; ++i) A(i, j) = g(rng);
+    return A;
+  };
+  PpmInstance I;
+  const Eigen::MatrixXd A = gaussian(m, m);
+  I.Gamma = (A * A.transpose() + 0.1 * Eigen::MatrixXd::Identity(m, m)).inverse();
+  I.Gamma = 0.5 * (I.Gamma + I.Gamma.transpose()).eval();
+  I.N = gaussian(n, m);
+  for (int i = 1; i < n; ++i) {
+    const int j = std::uniform_int_distribution<int>(0, i - 1)(rng);
+    const double kind = u(rng);
+    if (kind < 0.25) I.N.row(i) = I.N.row(j);
+    else if (kind < 0.5) I.N.row(i) = (0.1 + 3.0 * u(rng)) * I.N.row(j);
+  }
+  I.v_star = gaussian(m, 1);
+  Eigen::VectorXd s(n);
+  for (int i = 0; i < n; ++i) s(i) = u(rng) < 0.3 ? 0.0 : u(rng);
+  I.b = -I.N * gaussian(m, 1) + s;
+  return I;
+}
+
+// The inverse-dynamics layer solves these LCPs every control step. After one warm-up solve, the
+// in-place overloads (workspace in the solver, caller-owned results) allocate nothing on
+// different problems of the same size: Lemke cold, warm-started from results.z, and through the
+// regularized retries; ModifiedPpm cold and warm-started from result.non_basic. The by-value API
+// on the same problems is counted too (it allocates: the counter would see a regression).
+TEST(AllocationTest, LemkeAndModifiedPpmAllocateNothingAfterWarmUp) {
+  std::mt19937 rng(42);
+  std::normal_distribution<double> g;
+  const int n = 24;
+  auto random_pd = [&](int k) {
+    Eigen::MatrixXd A(k, k);
+    for (int j = 0; j < k; ++j)
+      for (int i = 0; i < k; ++i) A(i, j) = g(rng);
+    return Eigen::MatrixXd(A * A.transpose() / k + 0.5 * Eigen::MatrixXd::Identity(k, k));
+  };
+  auto random_vector = [&](int k) {
+    Eigen::VectorXd v(k);
+    for (int i = 0; i < k; ++i) v(i) = g(rng);
+    return v;
+  };
+  // Lemke.
+  LemkeParameters lp;
+  lp.regularization_retries = 4;
+  LemkeSolver lemke(lp);
+  LemkeResults lres;
+  const Eigen::MatrixXd Q0 = random_pd(n), Q1 = random_pd(n);
+  const Eigen::VectorXd r0 = random_vector(n), r1 = random_vector(n);
+  Eigen::MatrixXd Qz = Eigen::MatrixXd::Zero(n, n);  // Q = 0, r with a negative entry: ray, retries
+  Eigen::VectorXd rz = Eigen::VectorXd::Ones(n);
+  rz(3) = -2.0;
+  lemke.solve(Q0, r0, lres);  // warm-up
+  long lemke_allocations = 0, lemke_by_value = 0;
+  bool lemke_solved = false, lemke_warm = false;
+  {
+    AllocationCounter counter;
+    lemke.solve(Q1, r1, lres);
+    lemke_solved = lres.status == LemkeStatus::kSolved;
+    lemke.solve(Q1, r1, lres, &lres.z);  // warm start from the previous solution
+    lemke_warm = lres.warm_started;
+    lemke.solve(Qz, rz, lres);  // plain ray termination, then the regularized retries
+    lemke_allocations = counter.count();
+  }
+  EXPECT_TRUE(lemke_solved);
+  EXPECT_TRUE(lemke_warm);
+  EXPECT_EQ(lres.regularization, 1e-8);
+  {
+    AllocationCounter counter;
+    const LemkeResults by_value = LemkeSolver().solve(Q1, r1);
+    lemke_by_value = counter.count();
+  }
+  // ModifiedPpm.
+  const int nc = 32, m = 18;
+  ModifiedPpm ppm;
+  PpmResult pres;
+  const PpmInstance A = random_ppm_instance(rng, nc, m), B = random_ppm_instance(rng, nc, m);
+  ppm.solve(A.N, A.Gamma, A.v_star, A.b, pres);  // warm-up
+  Eigen::VectorXd v_perturbed = B.v_star + 1e-3 * random_vector(m);
+  long ppm_allocations = 0, ppm_by_value = 0;
+  int cold_iterations = 0, warm_iterations = 0;
+  {
+    AllocationCounter counter;
+    ppm.solve(B.N, B.Gamma, B.v_star, B.b, pres);
+    cold_iterations = pres.ok() ? pres.pivots : -1;
+    ppm.solve(B.N, B.Gamma, v_perturbed, B.b, pres, pres.non_basic);
+    warm_iterations = pres.ok() ? pres.pivots : -1;
+    ppm_allocations = counter.count();
+  }
+  {
+    AllocationCounter counter;
+    const PpmResult by_value = ppm.solve(B.N, B.Gamma, B.v_star, B.b);
+    ppm_by_value = counter.count();
+  }
+  std::printf("[ measured ] Lemke n %d: %ld allocations in place, %ld by value; ModifiedPpm n %d m %d "
+              "(%d cold, %d warm iterations): %ld in place, %ld by value\n",
+              n, lemke_allocations, lemke_by_value, nc, m, cold_iterations, warm_iterations,
+              ppm_allocations, ppm_by_value);
+  EXPECT_GT(cold_iterations, 1);
+  EXPECT_GE(warm_iterations, 1);
+  EXPECT_EQ(lemke_allocations, 0);
+  EXPECT_EQ(ppm_allocations, 0);
+  EXPECT_GT(lemke_by_value, 0);
+  EXPECT_GT(ppm_by_value, 0);
+}
+
+}  // namespace
+}  // namespace coulomb::solvers::lcp

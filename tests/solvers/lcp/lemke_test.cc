@@ -441,6 +441,136 @@ TEST(Lemke, BadInputThrows) {
   expect_throw_naming([&] { LemkeSolver bad(p); }, "pivot_tolerance");
 }
 
+// The in-place solve (workspace inside the solver, results overwritten) equals the by-value one on
+// every problem class, with one solver and one LemkeResults reused across sizes that grow and
+// shrink (stale workspace or result entries would show up), and warm-starts from its own z
+// (z_warm aliasing results.z).
+TEST(Lemke, InPlaceSolveEqualsByValue) {
+  std::mt19937 rng(10);
+  LemkeSolver solver;
+  LemkeResults res;
+  int rays = 0, solved = 0;
+  for (int trial = 0; trial < 160; ++trial) {
+    const int n = 1 + (trial * 7) % 13;
+    MatrixXd Q;
+    switch (trial % 4) {
+      case 0: Q = random_pd(rng, n); break;
+      case 1: Q = random_p_nonsymmetric(rng, n); break;
+      case 2: Q = random_psd(rng, n, std::max(1, n / 2), trial % 8 == 2); break;
+      default: Q = random_positive(rng, n); break;
+    }
+    const VectorXd r = random_r(rng, n);
+    SCOPED_TRACE("trial " + std::to_string(trial) + " n " + std::to_string(n));
+    const LemkeResults ref = LemkeSolver().solve(Q, r);
+    solver.solve(Q, r, res);
+    EXPECT_EQ(res.status, ref.status);
+    EXPECT_EQ(res.pivots, ref.pivots);
+    EXPECT_EQ(res.warm_started, ref.warm_started);
+    EXPECT_EQ(res.regularization, 0.0);
+    ASSERT_EQ(res.z.size(), n);
+    ASSERT_EQ(res.w.size(), n);
+    ASSERT_EQ(res.ray.size(), n);
+    const double scale = std::max(1.0, ref.z.lpNorm<Eigen::Infinity>());
+    EXPECT_LE((res.z - ref.z).lpNorm<Eigen::Infinity>(), 1e-12 * scale);
+    EXPECT_LE((res.w - ref.w).lpNorm<Eigen::Infinity>(), 1e-12 * scale);
+    EXPECT_NEAR(res.complementarity_residual, ref.complementarity_residual, 1e-12 * scale);
+    if (ref.status == LemkeStatus::kRayTermination) {
+      ++rays;
+      EXPECT_LE((res.ray - ref.ray).lpNorm<Eigen::Infinity>(), 1e-12);
+    } else {
+      EXPECT_EQ(ref.ray.size(), 0);  // by value: empty
+      EXPECT_EQ(res.ray, VectorXd::Zero(n));  // in place: zeros, storage kept
+    }
+    if (ref.status == LemkeStatus::kSolved) {
+      ++solved;
+      solver.solve(Q, r, res, &res.z);
+      EXPECT_EQ(res.status, LemkeStatus::kSolved);
+      EXPECT_TRUE(res.warm_started);
+      EXPECT_EQ(res.pivots, 0);
+      EXPECT_LE((res.z - ref.z).lpNorm<Eigen::Infinity>(), 1e-9 * scale);
+    }
+  }
+  EXPECT_GT(rays, 5);
+  EXPECT_GT(solved, 50);
+}
+
+// Regularized retries (digest §5.3, PACER's lcp_lemke_regularized): off by default; on a
+// problem where plain Lemke ray-terminates although a solution exists (Q not copositive-plus, zero
+// diagonal; found by a random search over small integer matrices for this test), a retry on
+// (Q + εI, r) solves it, with the residual reported on the ORIGINAL problem; when every retry
+// fails the plain result comes back; an infeasible problem "solved" by regularization shows its
+// original residual.
+TEST(Lemke, RegularizedRetry) {
+  MatrixXd Q(3, 3);
+  Q << 0, 0, -3,  //
+      2, 0, -2,   //
+      1, 2, 0;
+  const VectorXd r = (VectorXd(3) << 0, -1, -2).finished();
+  const std::vector<VectorXd> all = enumerate_solutions(Q, r);
+  ASSERT_FALSE(all.empty());
+  const LemkeResults plain = LemkeSolver().solve(Q, r);
+  ASSERT_EQ(plain.status, LemkeStatus::kRayTermination);
+  EXPECT_EQ(plain.regularization, 0.0);
+
+  LemkeParameters p;
+  p.regularization_retries = 5;  // ε = 1e-20, 1e-16, 1e-12, 1e-8, 1e-4
+  LemkeSolver regularized(p);
+  LemkeResults res;
+  regularized.solve(Q, r, res);
+  ASSERT_EQ(res.status, LemkeStatus::kSolved);
+  EXPECT_EQ(res.regularization, 1e-8);  // the first ε that works
+  EXPECT_GT(res.pivots, plain.pivots);  // the plain attempt's pivots are included
+  EXPECT_LE((res.w - (Q * res.z + r)).lpNorm<Eigen::Infinity>(), 1e-12 * res.z.lpNorm<Eigen::Infinity>());  // original w …
+  EXPECT_DOUBLE_EQ(res.complementarity_residual, (res.z.cwiseMin(res.w)).cwiseAbs().maxCoeff());  // … and residual
+  EXPECT_GT(res.complementarity_residual, 0.0);
+  EXPECT_LE(res.complementarity_residual, 1e-6);
+  double nearest = std::numeric_limits<double>::infinity();
+  for (const VectorXd& z : all) nearest = std::min(nearest, (z - res.z).lpNorm<Eigen::Infinity>());
+  EXPECT_LE(nearest, 1e-6);
+  // The by-value API takes the same option.
+  const LemkeResults by_value = LemkeSolver(p).solve(Q, r);
+  EXPECT_EQ(by_value.regularization, 1e-8);
+  EXPECT_EQ(by_value.ray.size(), 0);
+
+  // Too few retries (ε ≤ 1e-12): every retry fails, the plain ray termination is returned.
+  p.regularization_retries = 3;
+  LemkeSolver(p).solve(Q, r, res);
+  EXPECT_EQ(res.status, LemkeStatus::kRayTermination);
+  EXPECT_EQ(res.regularization, 0.0);
+  EXPECT_EQ(res.ray, plain.ray);
+  EXPECT_EQ(res.z, plain.z);
+  EXPECT_GT(res.pivots, plain.pivots);
+
+  // The pivot limit: every try stops there (ε ≤ 1e-16 is below the pivot tolerance and changes
+  // nothing); the plain kMaxPivots comes back with the pivots of all three attempts.
+  p.regularization_retries = 0;
+  p.max_pivots = 2;
+  const LemkeResults limited = LemkeSolver(p).solve(Q, r);
+  ASSERT_EQ(limited.status, LemkeStatus::kMaxPivots);
+  p.regularization_retries = 2;
+  LemkeSolver(p).solve(Q, r, res);
+  EXPECT_EQ(res.status, LemkeStatus::kMaxPivots);
+  EXPECT_EQ(res.pivots, 3 * limited.pivots);
+  EXPECT_EQ(res.z, limited.z);
+
+  // Infeasible (Q = 0, r₁ < 0): (εI, r) has the solution z = −r/ε on the negative entries (the
+  // first ε above the pivot tolerance 1e-12 is 1e-8); its residual on the original problem is
+  // |r₁| = 2, which the caller sees.
+  p = {};
+  p.regularization_retries = 4;
+  const MatrixXd Z = MatrixXd::Zero(3, 3);
+  const VectorXd rz = (VectorXd(3) << 1, -2, 0).finished();
+  LemkeSolver(p).solve(Z, rz, res);
+  ASSERT_EQ(res.status, LemkeStatus::kSolved);
+  EXPECT_EQ(res.regularization, 1e-8);
+  EXPECT_NEAR(res.z(1), 2e8, 1e-6);
+  EXPECT_EQ(res.w, rz);
+  EXPECT_EQ(res.complementarity_residual, 2.0);
+
+  p.regularization_retries = -1;
+  expect_throw_naming([&] { LemkeSolver bad(p); }, "regularization_retries");
+}
+
 // Measured: pivots and time against n for PD and strictly copositive problems (printed; the
 // check is only that every problem is solved).
 TEST(Lemke, PivotsVersusSize) {
