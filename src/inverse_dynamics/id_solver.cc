@@ -159,8 +159,9 @@ IdSolver::IdSolver(IdParameters parameters) : parameters_(parameters) {
                                 num(p.find_indices_tolerance));
   if (!(p.max_distance >= 0.0))
     throw std::invalid_argument("IdParameters: max_distance must be >= 0, got " + num(p.max_distance));
-  if (p.mindiff_max_variables < 0 || p.mindiff_max_variables > 24)
-    throw std::invalid_argument("IdParameters: mindiff_max_variables must be in [0, 24], got " +
+  if (p.mindiff_max_variables < 0 || p.mindiff_max_variables > Mindiff::kMaxVariables)
+    throw std::invalid_argument("IdParameters: mindiff_max_variables must be in [0, " +
+                                std::to_string(Mindiff::kMaxVariables) + "], got " +
                                 std::to_string(p.mindiff_max_variables));
   impl_ = std::make_unique<Impl>(parameters_);
 }

@@ -25,6 +25,7 @@
 
 #include "coulomb/inverse_dynamics/find_indices.h"
 #include "coulomb/inverse_dynamics/id_solver.h"
+#include "coulomb/inverse_dynamics/mindiff.h"
 
 namespace coulomb::inverse_dynamics {
 
@@ -42,6 +43,7 @@ struct ContactBuffers {
   Eigen::MatrixXd Q;
   Eigen::VectorXd r;
   solvers::lcp::LemkeResults lemke;
+  solvers::lcp::PpmResult ppm_result;
   // QP Stage I and II
   solvers::qp::ConicQp qp1, qp2;
   solvers::qp::ConicQpSolver qp1_solver, qp2_solver;
@@ -56,6 +58,8 @@ struct ContactBuffers {
   Eigen::MatrixXd Xmd;
   Eigen::VectorXd x0md, xprev;
   bool has_prev = false;
+  Mindiff mindiff;
+  MindiffResults mindiff_results;
 };
 
 struct IdSolver::Impl {
@@ -81,7 +85,6 @@ struct IdSolver::Impl {
   Eigen::MatrixXd Ks;       ///< consistency QP scratch
   solvers::lcp::ModifiedPpm ppm;
   solvers::lcp::LemkeSolver lemke;
-  solvers::lcp::PpmResult ppm_result;
   /// LCP,∞ warm start: the previous B̄ (kept-contact indices) and the kept count it belongs to.
   std::vector<int> warm;
   int warm_count = -1;

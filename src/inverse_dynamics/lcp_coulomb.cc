@@ -12,6 +12,8 @@
 //       [ μ        −Eᵀ      0 ]          [ 0           ]
 //
 // (E: nk × n, ones linking each friction variable to its contact's λ, in contact-major order.)
+// MINDIFF (Alg. 3, mindiff.h) instead of Lemke when asked and (k + 2) n is small: the LCP
+// solution nearest the previous one, by enumerating all 2^((k+2)n) bases.
 // Q is copositive (digest Eq. 68: zᵀQz = ‖B z_NF‖² + Σ μ_i f_N,i λ_i ≥ 0 for z ≥ 0), so Lemke's
 // method with the lexicographic ratio test processes it (Anitescu & Potra). The right inverse:
 // the impulses solve the forward Anitescu–Potra LCP with the torques returned (digest §10.4).
@@ -50,10 +52,55 @@ IdStatus IdSolver::Impl::lcp_coulomb() {
     B.Q(l, c) = B.mu[c];     // μ f_N − Eᵀ f_F ≥ 0
     ++l;
   }
-  B.lemke = lemke.solve(B.Q, B.r);
-  st.solver_iterations = B.lemke.pivots;
-  const bool ok = B.lemke.status == solvers::lcp::LemkeStatus::kSolved ||
-                  B.lemke.status == solvers::lcp::LemkeStatus::kTrivial;
+  // MINDIFF (Alg. 3): among every solution of the LCP, the one whose x = [⁺v_𝒰; ι] is nearest
+  // the previous solve's (same contact count). x = x0 + X z with
+  //   ⁺v_𝒰 = v*_𝒰 + A⁻¹ R_𝒰ᵀ z,  ι = M_𝒜𝒰 ⁺v_𝒰 + M_𝒜𝒜 q̇_des − b_𝒜 − R_𝒜ᵀ z  (λ columns zero).
+  // The first solve (no previous x) uses Lemke and seeds it.
+  const bool use_mindiff = par.mindiff && L <= par.mindiff_max_variables && B.has_prev && B.xprev.size() == nb + nq;
+  bool ok = false;
+  if (use_mindiff) {
+    const IdProblem& P = *p;
+    B.Xmd.setZero(nb + nq, L);
+    if (nb > 0) {
+      B.Xmd.topLeftCorner(nb, nz) = B.B;
+      llt.matrixU().solveInPlace(B.Xmd.topLeftCorner(nb, nz));  // A⁻¹ R_𝒰ᵀ = L⁻ᵀ B
+    }
+    B.x0md.resize(nb + nq);
+    B.x0md.head(nb) = vU;  // v*_𝒰
+    for (int j = 0; j < nq; ++j) {
+      const int a = P.actuated[j];
+      double g = -b[a];
+      for (int i = 0; i < nb; ++i) g += P.M(a, unactuated[i]) * vU[i];
+      for (int l = 0; l < nq; ++l) g += P.M(a, P.actuated[l]) * P.qdot_des[l];
+      B.x0md[nb + j] = g;
+      for (int col = 0; col < nz; ++col) {
+        double x = -B.RA(col, j);
+        for (int i = 0; i < nb; ++i) x += P.M(a, unactuated[i]) * B.Xmd(i, col);
+        B.Xmd(nb + j, col) = x;
+      }
+    }
+    B.mindiff.solve(B.Q, B.r, B.Xmd, B.x0md, B.xprev, B.mindiff_results);
+    st.used_mindiff = true;
+    st.mindiff_leaves = static_cast<int>(B.mindiff_results.feasible_leaves);
+    ok = B.mindiff_results.found;
+    if (ok) {
+      B.lemke.z = B.mindiff_results.z;
+      B.xprev = B.mindiff_results.x;
+    } else {
+      res->message = "MINDIFF: none of the " + std::to_string(B.mindiff_results.leaves) +
+                     " bases solves the Coulomb LCP (no impulses keep every contact from penetrating)";
+      B.has_prev = false;
+      fN.setZero();
+      fS.setZero();
+      fT.setZero();
+      vU = vstar(unactuated);
+      return IdStatus::kInfeasible;
+    }
+  } else {
+    lemke.solve(B.Q, B.r, B.lemke);
+    st.solver_iterations = B.lemke.pivots;
+    ok = B.lemke.status == solvers::lcp::LemkeStatus::kSolved || B.lemke.status == solvers::lcp::LemkeStatus::kTrivial;
+  }
   if (!ok) {
     res->message = std::string("the Coulomb LCP (") + std::to_string(L) + " variables) was not solved: Lemke " +
                    solvers::lcp::to_string(B.lemke.status) + ", complementarity residual " +
@@ -74,6 +121,21 @@ IdStatus IdSolver::Impl::lcp_coulomb() {
   for (int c = 0, l = nz; c < n; ++c)
     if (B.friction_offset[c] >= 0) lambda[c] = B.lemke.z[l++];
   velocity_from_impulses();
+  if (par.mindiff && !use_mindiff) {
+    // Seed MINDIFF's next target with this solution's x = [⁺v_𝒰; ι].
+    const IdProblem& P = *p;
+    B.xprev.resize(nb + nq);
+    B.xprev.head(nb) = vU;
+    for (int j = 0; j < nq; ++j) {
+      const int a = P.actuated[j];
+      double g = -b[a];
+      for (int i = 0; i < nb; ++i) g += P.M(a, unactuated[i]) * vU[i];
+      for (int l = 0; l < nq; ++l) g += P.M(a, P.actuated[l]) * P.qdot_des[l];
+      for (int col = 0; col < nz; ++col) g -= B.RA(col, j) * B.z[col];
+      B.xprev[nb + j] = g;
+    }
+    B.has_prev = true;
+  }
   return IdStatus::kSolved;
 }
 

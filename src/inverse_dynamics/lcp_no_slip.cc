@@ -88,19 +88,19 @@ IdStatus IdSolver::Impl::lcp_no_slip() {
     const bool warm_ok = par.warm_start && warm_count == n;
     if (!warm_ok) warm.clear();
     st.warm_started = warm_ok && !warm.empty();
-    ppm_result = ppm.solve(B.NU, B.Gamma, B.vss, B.boff, warm);
-    st.solver_iterations = ppm_result.pivots;
-    if (ppm_result.ok()) {
-      fN = ppm_result.z;
+    ppm.solve(B.NU, B.Gamma, B.vss, B.boff, B.ppm_result, warm);
+    st.solver_iterations = B.ppm_result.pivots;
+    if (B.ppm_result.ok()) {
+      fN = B.ppm_result.z;
       lcp_solved = true;
-      res->active_set = ppm_result.non_basic;
+      for (int c : B.ppm_result.non_basic) res->active_set.push_back(kept[c]);
     } else {
       // Fallback: Lemke on the dense PSD LCP (digest §4.6 [ext]: PACER falls back likewise).
       st.used_fallback = true;
       B.Qlcp.noalias() = B.NU * B.Gamma * B.NU.transpose();
       B.rlcp = B.boff;
       B.rlcp.noalias() += B.NU * B.vss;
-      B.lemke = lemke.solve(B.Qlcp, B.rlcp);
+      lemke.solve(B.Qlcp, B.rlcp, B.lemke);
       st.solver_iterations += B.lemke.pivots;
       if (B.lemke.status == solvers::lcp::LemkeStatus::kSolved ||
           B.lemke.status == solvers::lcp::LemkeStatus::kTrivial) {
@@ -135,7 +135,11 @@ IdStatus IdSolver::Impl::lcp_no_slip() {
     }
     if (slip <= 1e-9 * vscale) {
       if (nb > 0) {
-        warm = ppm_result.ok() ? ppm_result.non_basic : std::vector<int>{};
+        if (B.ppm_result.ok()) {
+          warm = B.ppm_result.non_basic;
+        } else {
+          warm.clear();
+        }
         warm_count = n;
       }
       return IdStatus::kSolved;

@@ -119,7 +119,7 @@ IdStatus IdSolver::Impl::qp_two_stage() {
     }
     B.Q.topRightCorner(nz, nf + n) = -G.transpose();
     const bool warm = B.stage1_warm.size() == L;
-    B.lemke = lemke.solve(B.Q, B.r, warm ? &B.stage1_warm : nullptr);
+    lemke.solve(B.Q, B.r, B.lemke, warm ? &B.stage1_warm : nullptr);
     st.solver_iterations = B.lemke.pivots;
     st.warm_started = B.lemke.warm_started;
     const bool ok = B.lemke.status == solvers::lcp::LemkeStatus::kSolved ||
