@@ -179,7 +179,11 @@ void IdSolver::reset() {
   impl_->warm.clear();
   impl_->warm_count = -1;
   for (auto& b : impl_->buffers)
-    if (b) b->has_prev = false;
+    if (b) {
+      b->has_prev = false;
+      b->stage2_has_active = false;
+      b->stage1_warm.resize(0);
+    }
 }
 
 ContactBuffers& IdSolver::Impl::buffers_for(int count) {

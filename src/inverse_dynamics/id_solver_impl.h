@@ -50,6 +50,9 @@ struct ContactBuffers {
   Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr;
   Eigen::MatrixXd W, RAW, Qfull;
   Eigen::VectorXd z, g0, stage1_warm;
+  std::vector<int> stage2_active;  ///< Stage II's last active rows (warm start)
+  bool stage2_has_active = false;
+  int stage2_dim = -1;
   Eigen::RowVectorXd hh_work;
   // LCP,∞: kept tangential rows X (r × n_b), G = A⁻¹ Xᵀ, Γ_X, targets cX, v** (vss), offsets.
   Eigen::MatrixXd X, G, Yg, Gamma, Qlcp;

@@ -78,10 +78,11 @@ struct IdParameters {
   bool stage_two = true;
   StageTwoObjective stage_two_objective = StageTwoObjective::kTotalTorque;
   /// Stage II tie-breaker ε‖z‖² (relative to the largest diagonal entry of Stage II's Hessian,
-  /// with z in units of the free momentum's size):
-  /// picks, among impulse vectors with the same torques, the one of least norm (f_S⁺ and f_S⁻
-  /// not both positive). 0 disables it. Changes ‖τ‖ by O(ε).
-  double stage_two_regularization = 1e-9;
+  /// with z in units of the free momentum's size): picks, among impulse vectors with the same
+  /// torques, the one of least norm (f_S⁺ and f_S⁻ not both positive; symmetric loads for
+  /// symmetric poses). 0 disables it (Stage II's optimum is then not unique and the interior
+  /// point returns one of them). Changes ‖τ‖ by O(ε) relative.
+  double stage_two_regularization = 1e-6;
   /// LCP,∞: start the modified PPM from the previous solve's active set (§4.6). The set is kept
   /// by contact index; it is dropped when the contact count changes.
   bool warm_start = true;

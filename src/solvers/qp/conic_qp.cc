@@ -446,7 +446,6 @@ bool ConicQpSolver::polish(const ConicQp& p, double tolerance) {
 }
 
 bool ConicQpSolver::polish_with(const ConicQp& p, double tolerance, double theta) {
-  if (!p.cone_sizes.empty()) throw std::invalid_argument("ConicQpSolver::polish: only problems without cones");
   const int n = p.num_variables(), m = p.num_rows();
   ConicQpResults& r = results_;
   if (r.x.size() != n || r.s.size() != m || r.z.size() != m)
@@ -455,6 +454,32 @@ bool ConicQpSolver::polish_with(const ConicQp& p, double tolerance, double theta
   active_.clear();
   for (int i = 0; i < m; ++i)
     if (r.s[i] < std::max(r.z[i], theta)) active_.push_back(i);
+  const double zscale = m > 0 ? r.z.cwiseAbs().maxCoeff() : 0.0;
+  return solve_on_active(p, tolerance, zscale);
+}
+
+bool ConicQpSolver::solve_active_set(const ConicQp& p, const std::vector<int>& active, double tolerance) {
+  if (!p.cone_sizes.empty()) throw std::invalid_argument("ConicQpSolver::solve_active_set: only problems without cones");
+  p.validate();
+  const int n = p.num_variables(), m = p.num_rows();
+  for (int i : active)
+    if (i < 0 || i >= m)
+      throw std::invalid_argument("ConicQpSolver::solve_active_set: row " + std::to_string(i) + " outside [0, " +
+                                  std::to_string(m) + ")");
+  if (&active != &active_) active_.assign(active.begin(), active.end());
+  ConicQpResults& r = results_;
+  if (r.x.size() != n) r.x.setZero(n);
+  if (r.s.size() != m) r.s.setZero(m);
+  if (r.z.size() != m) r.z.setZero(m);
+  if (!solve_on_active(p, tolerance, 0.0)) return false;
+  r.status = ConicQpStatus::kOptimal;
+  r.iterations = 0;
+  return true;
+}
+
+bool ConicQpSolver::solve_on_active(const ConicQp& p, double tolerance, double zscale) {
+  const int n = p.num_variables(), m = p.num_rows();
+  ConicQpResults& r = results_;
   const int na = static_cast<int>(active_.size());
   const int dim = n + na;
   if (kkt_.rows() < n + m) {
@@ -501,7 +526,9 @@ bool ConicQpSolver::polish_with(const ConicQp& p, double tolerance, double theta
   if (m > 0 && polish_s_.minCoeff() < -htol) return false;
   // Stationarity holds by construction; with primal and dual feasibility the point is a KKT
   // point, hence optimal (convex problem).
-  const double ztol = 1e3 * tolerance * std::max(1.0, m > 0 ? r.z.cwiseAbs().maxCoeff() : 0.0);
+  double zmax = zscale;
+  for (int a = 0; a < na; ++a) zmax = std::max(zmax, std::abs(kkt_sol_[n + a]));
+  const double ztol = 1e3 * tolerance * std::max(1.0, zmax);
   for (int a = 0; a < na; ++a)
     if (kkt_sol_[n + a] < -ztol) return false;
   const double objective = 0.5 * polish_x_.dot(p.P * polish_x_) + p.q.dot(polish_x_);
@@ -511,6 +538,12 @@ bool ConicQpSolver::polish_with(const ConicQp& p, double tolerance, double theta
   for (int a = 0; a < na; ++a) r.z[active_[a]] = std::max(0.0, kkt_sol_[n + a]);
   r.objective = objective;
   r.gap = r.s.dot(r.z);
+  // Residuals of the accepted point (stationarity to the refinement's accuracy).
+  kkt_res_.head(n) = p.q;
+  kkt_res_.head(n).noalias() += p.P * r.x;
+  kkt_res_.head(n).noalias() += p.G.transpose() * r.z;
+  r.dual_residual = kkt_res_.head(n).norm() / std::max(1.0, p.q.norm());
+  r.primal_residual = 0.0;
   return true;
 }
 

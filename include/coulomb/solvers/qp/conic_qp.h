@@ -112,8 +112,20 @@ class ConicQpSolver {
   /// Throws std::invalid_argument if the problem has cones or its sizes differ from the last solve.
   bool polish(const ConicQp& problem, double tolerance = 1e-9);
 
+  /// Warm start from a known active set (orthant rows only): solves the equality-constrained
+  /// KKT system on the rows `active` exactly as polish() does and accepts the result under the
+  /// same KKT test; on acceptance results() holds it with status kOptimal and iterations 0 and
+  /// true is returned (else results() is unusable: call solve()). For a sequence of similar
+  /// problems (a controller's successive steps) pass last_active_set() of the previous one: an
+  /// unchanged active set is confirmed with one factorization instead of an interior-point run.
+  /// Throws std::invalid_argument for cones, an invalid problem or a row index out of range.
+  bool solve_active_set(const ConicQp& problem, const std::vector<int>& active, double tolerance = 1e-9);
+  /// The active rows of the last accepted polish() or solve_active_set() (ascending).
+  const std::vector<int>& last_active_set() const { return active_; }
+
  private:
   bool polish_with(const ConicQp& p, double tolerance, double theta);
+  bool solve_on_active(const ConicQp& p, double tolerance, double zscale);
   void compute_scaling(const ConicQp& p);
   // y = W⁻¹ x (inverse = true) or W x, blockwise, for one vector of size m.
   void apply_scaling(const ConicQp& p, const Eigen::VectorXd& x, bool inverse, Eigen::VectorXd& y) const;
