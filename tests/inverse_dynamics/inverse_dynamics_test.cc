@@ -117,7 +117,9 @@ TEST(InverseDynamicsTest, A1StaticStanceCarriesItsWeight) {
     EXPECT_LE(r.v_next.cwiseAbs().maxCoeff(), 1e-9) << to_string(f);
     EXPECT_LE(r.stats.tracking_residual, 1e-10);
     EXPECT_LE(r.stats.dynamics_residual, 1e-9 * mg_dt);
-    if (f == Formulation::kQpCoulomb || f == Formulation::kQpNoSlip) EXPECT_EQ(loaded, 4) << to_string(f);
+    if (f == Formulation::kQpCoulomb || f == Formulation::kQpNoSlip) {
+      EXPECT_EQ(loaded, 4) << to_string(f);
+    }
     std::printf("%-12s loads [N]: %.4f %.4f %.4f %.4f  |tau| %.4f  it %d + %d  %.1f us\n", to_string(f),
                 r.contact_impulses[2] / dt, r.contact_impulses[5] / dt, r.contact_impulses[8] / dt,
                 r.contact_impulses[11] / dt, r.tau.norm(), r.stats.solver_iterations, r.stats.stage_two_iterations,
@@ -183,7 +185,9 @@ TEST(InverseDynamicsTest, HardEqualitiesHoldOnRandomStates) {
         ++solved;
         EXPECT_LE(r.stats.tracking_residual, 1e-10) << to_string(f);
         EXPECT_GE(r.stats.min_normal_velocity, -1e-8) << to_string(f);
-        if (f == Formulation::kLcpNoSlip) EXPECT_LE(r.stats.slip_residual, 1e-9) << to_string(f);
+        if (f == Formulation::kLcpNoSlip) {
+          EXPECT_LE(r.stats.slip_residual, 1e-9) << to_string(f);
+        }
       } else {
         EXPECT_TRUE(r.status == IdStatus::kInconsistent) << to_string(f) << ": " << to_string(r.status) << " " << r.message;
       }
