@@ -38,6 +38,13 @@ struct Command {
 /// mass matrix, bias forces and inverse dynamics of a URDF model at one state.
 Command add_dynamics_command(CLI::App& app);
 
+/// `coulomb id MODEL.urdf|SCENE.yaml [--floating] [--q ...] [--v ...] [--qdd-des ...] [--dt S]
+/// [--mu MU] [--formulation lcp-noslip|lcp-coulomb|qp-coulomb|qp-noslip] [--json] ...`: inverse
+/// dynamics with rigid contact and friction (torques, contact impulses, v+, solver figures) at
+/// one state. Exits 3 for an inconsistent request (lcp-noslip), throws (exit 1) for an
+/// infeasible or failed solve after printing the results.
+Command add_id_command(CLI::App& app);
+
 /// `coulomb inspect SCENE.yaml [--json]`: the model a scene file assembles to (trees, bodies,
 /// DOFs, masses, robots, actuators) and the contacts at its initial state.
 Command add_inspect_command(CLI::App& app);
@@ -49,7 +56,7 @@ Command add_simulate_command(CLI::App& app);
 /// `coulomb report DIR`: regenerates DIR/report.html from DIR/steps.csv and DIR/stats.json.
 Command add_report_command(CLI::App& app);
 
-/// Parses a comma-separated list of numbers ("0.1, -2e-3,3"), as given to option `option`
+/// Parses a comma-separated list of numbers (defined in state_options.cc) ("0.1, -2e-3,3"), as given to option `option`
 /// (named in error messages). Throws std::invalid_argument naming the option, the position
 /// and the text of an entry that is not a finite number. An empty string gives no values.
 std::vector<double> parse_number_list(const std::string& text, const std::string& option);

@@ -5,8 +5,6 @@
 // or, with --json, as the object documented in ARCHITECTURE.md ("Contracts"):
 //   {"dof_names":[...], "mass_matrix":[[...]], "bias":[...], "inverse_dynamics":[...],
 //    "total_mass":x, ...}
-#include <charconv>
-#include <cmath>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -17,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "state_options.h"
 #include "coulomb/io/urdf_loader.h"
 #include "coulomb/multibody.h"
 
@@ -51,48 +50,6 @@ Examples:
   coulomb dynamics kuka_iiwa_robot.urdf --q 0,0.1,-0.2,0.3,0,0,0 --v 0,0,0,0,0,0,1
   coulomb dynamics a1.urdf --floating --q=0,0,0.3,1,0,0,0,0,0.8,-1.6,0,0.8,-1.6,0,0.8,-1.6,0,0.8,-1.6 --json)";
 
-/// Unit of coordinate k of a joint: "rad" (revolute, floating angular part) or "m".
-struct DofInfo {
-  int q_index = -1;  ///< index of the matching position coordinate, −1 for floating joints
-  const char* unit = "rad";
-};
-
-std::vector<DofInfo> dof_info(const multibody::Model& model) {
-  std::vector<DofInfo> info(model.nv());
-  for (const multibody::Body& body : model.bodies()) {
-    const multibody::Joint& j = body.joint;
-    if (j.nv == 0) continue;
-    if (j.type == multibody::JointType::kFloating) {
-      for (int k = 0; k < 6; ++k) info[j.v_index + k] = {-1, k < 3 ? "rad" : "m"};
-    } else {
-      info[j.v_index] = {j.q_index, j.type == multibody::JointType::kPrismatic ? "m" : "rad"};
-    }
-  }
-  return info;
-}
-
-std::string join_names(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
-/// The state vector given to `option`, or `fallback` if the option was not given. Throws
-/// std::invalid_argument naming the option and the expected and given counts.
-Eigen::VectorXd state_vector(const CLI::Option* opt, const std::string& text, const std::string& option,
-                             const Eigen::VectorXd& fallback, const std::string& what,
-                             const std::vector<std::string>& names) {
-  if (opt->count() == 0) return fallback;
-  const std::vector<double> values = parse_number_list(text, option);
-  if (static_cast<Eigen::Index>(values.size()) != fallback.size())
-    throw std::invalid_argument(option + " has " + std::to_string(values.size()) + " value" +
-                                (values.size() == 1 ? "" : "s") + " but the model has " +
-                                std::to_string(fallback.size()) + " " + what + " (" + join_names(names) + ")");
-  return Eigen::Map<const Eigen::VectorXd>(values.data(), static_cast<Eigen::Index>(values.size()));
-}
-
-std::vector<double> to_std(const Eigen::VectorXd& x) { return {x.data(), x.data() + x.size()}; }
-
 /// x right-aligned in `width` characters, always preceded by at least one space.
 std::string num(double x, int width = 16, int precision = 9) {
   std::ostringstream os;
@@ -124,11 +81,7 @@ int run_dynamics(const DynamicsOptions& opt) {
       state_vector(opt.v_opt, opt.v, "--v", zeros, "velocity coordinates (nv)", model.dof_names());
   const Eigen::VectorXd vdot =
       state_vector(opt.vdot_opt, opt.vdot, "--vdot", zeros, "velocity coordinates (nv)", model.dof_names());
-  try {
-    model.check_configuration(q);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(std::string("--q: ") + e.what());
-  }
+  check_configuration(model, q, "--q");
   model.check_velocity(v, "--v");
   model.check_velocity(vdot, "--vdot");
 
@@ -205,34 +158,6 @@ int run_dynamics(const DynamicsOptions& opt) {
 }
 
 }  // namespace
-
-std::vector<double> parse_number_list(const std::string& text, const std::string& option) {
-  std::vector<double> values;
-  if (text.find_first_not_of(" \t") == std::string::npos) return values;
-  std::istringstream in(text);
-  std::string entry;
-  int position = 0;
-  while (std::getline(in, entry, ',')) {
-    ++position;
-    const auto first = entry.find_first_not_of(" \t");
-    const auto last = entry.find_last_not_of(" \t");
-    std::string_view token;
-    if (first != std::string::npos) token = std::string_view(entry).substr(first, last - first + 1);
-    if (!token.empty() && token.front() == '+') token.remove_prefix(1);
-    double x = 0.0;
-    const auto [ptr, ec] = std::from_chars(token.data(), token.data() + token.size(), x);
-    if (token.empty() || ec != std::errc() || ptr != token.data() + token.size())
-      throw std::invalid_argument(option + ": value " + std::to_string(position) + " is not a number: '" + entry +
-                                  "' (expected comma-separated numbers)");
-    if (!std::isfinite(x))
-      throw std::invalid_argument(option + ": value " + std::to_string(position) + " is not finite: '" + entry + "'");
-    values.push_back(x);
-  }
-  if (!text.empty() && text.back() == ',')
-    throw std::invalid_argument(option + ": value " + std::to_string(position + 1) +
-                                " is empty (trailing comma in '" + text + "')");
-  return values;
-}
 
 Command add_dynamics_command(CLI::App& app) {
   auto opt = std::make_shared<DynamicsOptions>();

@@ -5,6 +5,8 @@
 //   1  an error while running (bad model file, wrong state vector, ...)
 //   2  a usage error: found while parsing the command line (unknown option or subcommand,
 //      missing argument) or an option's value out of range (cli::UsageError)
+//   3  a result with a caveat, printed in full (simulate: unconverged steps, or --strict and a
+//      warning; id: an inconsistent desired motion, answered by the closest feasible one)
 // Errors are printed to stderr as "coulomb: error: <message>".
 #include <algorithm>
 #include <exception>
@@ -65,7 +67,6 @@ namespace {
 // Subcommands of the architecture (../shared/design/ARCHITECTURE.md, the CLI) that are not built
 // yet, with what they will do.
 const std::vector<std::pair<std::string, std::string>> kPlannedCommands = {
-    {"id", "inverse dynamics with rigid contact and friction (Zapolsky & Drumwright)"},
     {"control", "the quadruped and manipulator controllers built on inverse dynamics"},
     {"bench", "benchmarks against the peers (today: build/bin/coulomb_bench, make bench)"},
     {"fclib", "solving FCLIB problems"}};
@@ -102,6 +103,7 @@ int main(int argc, char** argv) {
 
   std::vector<coulomb::cli::Command> commands;
   commands.push_back(coulomb::cli::add_dynamics_command(app));
+  commands.push_back(coulomb::cli::add_id_command(app));
   commands.push_back(coulomb::cli::add_inspect_command(app));
   commands.push_back(coulomb::cli::add_simulate_command(app));
   commands.push_back(coulomb::cli::add_report_command(app));
