@@ -12,6 +12,11 @@
 //       [ μ        −Eᵀ      0 ]          [ 0           ]
 //
 // (E: nk × n, ones linking each friction variable to its contact's λ, in contact-major order.)
+// Lemke's ray termination does not prove infeasibility here: Q is copositive but not
+// copositive-plus (z = λ e_i gives zᵀQz = 0 with (Q + Qᵀ) z ≠ 0); Anitescu & Potra's argument
+// needs the lexicographic rule, and round-off-sized entries of r defeat it (seen: a robot in
+// free fall above the ground, tangential velocities of 1e-19 m/s, ended on a false ray), so
+// |r_i| ≤ 1e-14 ‖r‖∞ is set to 0 first.
 // MINDIFF (Alg. 3, mindiff.h) instead of Lemke when asked and (k + 2) n is small: the LCP
 // solution nearest the previous one, by enumerating all 2^((k+2)n) bases.
 // Q is copositive (digest Eq. 68: zᵀQz = ‖B z_NF‖² + Σ μ_i f_N,i λ_i ≥ 0 for z ≥ 0), so Lemke's
@@ -42,6 +47,12 @@ IdStatus IdSolver::Impl::lcp_coulomb() {
   B.r.setZero(L);
   B.r.head(nz) = B.cR;
   B.r.head(n) += B.phi_dt;
+  // Round-off in r (a tangential velocity of 1e-19 m/s at v*) makes the LCP needlessly
+  // degenerate: Lemke pivots on ratios of 1e-19 and can end on a false ray. Entries below
+  // 1e-14 of the vector's size are set to 0.
+  const double r_floor = 1e-14 * std::max(1.0, B.r.cwiseAbs().maxCoeff());
+  for (int i = 0; i < L; ++i)
+    if (std::abs(B.r[i]) <= r_floor) B.r[i] = 0.0;
   for (int c = 0, l = nz; c < n; ++c) {
     const int o = B.friction_offset[c];
     if (o < 0) continue;
