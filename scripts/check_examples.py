@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """The README's examples are real and run (ctest: examples).
 
-1. Every ```cpp block of README.md and docs/simulation-api.md is, character for character, one
-   of examples/cpp/*.cc (so the docs cannot drift from code that compiles).
+1. Every ```cpp block of README.md, docs/simulation-api.md and docs/inverse-dynamics.md is,
+   character for character, one of examples/cpp/*.cc (so the docs cannot drift from code that
+   compiles).
 2. The example programs run from a temporary directory (not the repository root), given
    absolute paths, and print what the docs say: the iiwa's dynamics, a gravity-compensated arm
-   that drifts <= 1e-6 rad in 5 s, a standing A1 whose foot forces sum to m g within 0.1 %.
+   that drifts <= 1e-6 rad in 5 s, a standing A1 whose foot forces sum to m g within 0.1 %, and
+   the A1's inverse dynamics whose predicted foot forces sum to m g within 1e-6 for all four
+   formulations, the QP ones loading all four feet.
 3. Every `build/bin/coulomb ...` command of README.md's ```sh blocks runs from the repository
    root (the README says so) and exits 0, with its -o folder moved to a temporary directory.
 Usage: check_examples.py SOURCE_DIR BUILD_DIR SHARED_DIR
@@ -41,7 +44,7 @@ def main():
     for name in sorted(os.listdir(os.path.join(source, "examples", "cpp"))):
         examples[name] = open(os.path.join(source, "examples", "cpp", name), encoding="utf-8").read()
     # 1. Documentation blocks are example files.
-    for doc in ("README.md", os.path.join("docs", "simulation-api.md")):
+    for doc in ("README.md", os.path.join("docs", "simulation-api.md"), os.path.join("docs", "inverse-dynamics.md")):
         for block in blocks(os.path.join(source, doc), "cpp"):
             if block not in examples.values():
                 first = block.strip().splitlines()[0] if block.strip() else ""
@@ -61,7 +64,17 @@ def main():
         fz, mg = float(m.group(1)), float(m.group(2))
         if not abs(fz - mg) <= 1e-3 * mg:
             fail(f"example_stand_quadruped: sum f_z {fz} N vs m g {mg} N")
-        print(f"check_examples: dynamics ok; hold_arm drift {drift:.2e} rad; A1 sum f_z {fz:.4f} N vs m g {mg:.4f} N")
+        out = run([os.path.join(bin_dir, "example_id_stance"), os.path.join(source, "examples", "scenes", "a1_id.yaml")], tmp)
+        lines = re.findall(r"^(\S+): foot forces \[N\] (.*), sum f_z = (\S+) N, m g = (\S+) N", out, flags=re.M)
+        if [l[0] for l in lines] != ["lcp-noslip", "lcp-coulomb", "qp-coulomb", "qp-noslip"]:
+            fail("example_id_stance: expected one line per formulation, got:\n" + out)
+        for name, forces, fz_id, mg_id in lines:
+            if not abs(float(fz_id) - float(mg_id)) <= 1e-6 * float(mg_id):
+                fail(f"example_id_stance: {name}: sum f_z {fz_id} N vs m g {mg_id} N")
+            if name.startswith("qp") and not all(float(f) > 1.0 for f in forces.split()):
+                fail(f"example_id_stance: {name}: Stage II should load all four feet, got {forces}")
+        print(f"check_examples: dynamics ok; hold_arm drift {drift:.2e} rad; A1 sum f_z {fz:.4f} N vs m g {mg:.4f} N; "
+              f"A1 inverse dynamics: 4 formulations carry m g")
         # 3. README shell commands, from the repository root.
         commands = 0
         for block in blocks(os.path.join(source, "README.md"), "sh"):
