@@ -226,5 +226,25 @@ TEST(InverseDynamicsTest, RobustAcrossVelocityScalesAndGaps) {
   }
 }
 
+// A solver that has been moved keeps working (its state does not refer to the moved-from object).
+TEST(InverseDynamicsTest, MovedSolverKeepsItsParameters) {
+  A1Stance stance;
+  stance.touch();
+  const multibody::Model& model = stance.scene.model;
+  const VectorXd v = VectorXd::Zero(18), a = VectorXd::Zero(12);
+  InverseDynamics reference(model, joint_dofs(model), params(Formulation::kLcpCoulomb));
+  const VectorXd tau = reference.solve(stance.scene.q0, v, a, 1e-3, stance.contacts).tau;
+  std::vector<InverseDynamics> solvers;
+  {
+    InverseDynamics temporary(model, joint_dofs(model), params(Formulation::kLcpCoulomb));
+    solvers.push_back(std::move(temporary));
+  }
+  for (int i = 0; i < 8; ++i) solvers.emplace_back(model, joint_dofs(model), params(Formulation::kQpNoSlip));
+  const IdResults& r = solvers.front().solve(stance.scene.q0, v, a, 1e-3, stance.contacts);
+  ASSERT_EQ(r.status, IdStatus::kSolved);
+  EXPECT_EQ(solvers.front().parameters().formulation, Formulation::kLcpCoulomb);
+  EXPECT_LE((r.tau - tau).norm(), 1e-12 * tau.norm());
+}
+
 }  // namespace
 }  // namespace coulomb::inverse_dynamics
