@@ -323,6 +323,14 @@ int IdSolver::Impl::build_polygon_rows(bool all_friction) {
   return nz;
 }
 
+double IdSolver::Impl::actuated_momentum_change(int j) const {
+  const int a = p->actuated[j];
+  double g = -b[a];
+  for (int i = 0; i < nb; ++i) g += p->M(a, unactuated[i]) * vU[i];
+  for (int l = 0; l < nq; ++l) g += p->M(a, p->actuated[l]) * p->qdot_des[l];
+  return g;
+}
+
 void IdSolver::Impl::polygon_to_frame(const VectorXd& z) {
   const ContactBuffers& B = *buf;
   for (int c = 0; c < n; ++c) {

@@ -100,6 +100,9 @@ struct IdSolver::Impl {
   /// Builds R = [N; F] for the kept contacts (friction rows for every contact when
   /// all_friction, else for those with μ > 0): RU, RA, B, cR, friction_offset. Returns n_z.
   int build_polygon_rows(bool all_friction);
+  /// [M ⁺v − b]_𝒜 for actuated coordinate j with ⁺v_𝒰 = vU, ⁺v_𝒜 = q̇_des: ι_j before the
+  /// contact impulses' share −R_𝒜ᵀ z.
+  double actuated_momentum_change(int j) const;
   /// fN, fS, fT from polygon impulses z = [f_N; f_F].
   void polygon_to_frame(const Eigen::VectorXd& z);
   /// ι, ⁺v, per-contact impulses and the statistics, from vU, fN, fS, fT.

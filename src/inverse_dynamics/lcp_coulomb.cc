@@ -80,10 +80,7 @@ IdStatus IdSolver::Impl::lcp_coulomb() {
     B.x0md.head(nb) = vU;  // v*_𝒰
     for (int j = 0; j < nq; ++j) {
       const int a = P.actuated[j];
-      double g = -b[a];
-      for (int i = 0; i < nb; ++i) g += P.M(a, unactuated[i]) * vU[i];
-      for (int l = 0; l < nq; ++l) g += P.M(a, P.actuated[l]) * P.qdot_des[l];
-      B.x0md[nb + j] = g;
+      B.x0md[nb + j] = actuated_momentum_change(j);
       for (int col = 0; col < nz; ++col) {
         double x = -B.RA(col, j);
         for (int i = 0; i < nb; ++i) x += P.M(a, unactuated[i]) * B.Xmd(i, col);
@@ -134,14 +131,10 @@ IdStatus IdSolver::Impl::lcp_coulomb() {
   velocity_from_impulses();
   if (par.mindiff && !use_mindiff) {
     // Seed MINDIFF's next target with this solution's x = [⁺v_𝒰; ι].
-    const IdProblem& P = *p;
     B.xprev.resize(nb + nq);
     B.xprev.head(nb) = vU;
     for (int j = 0; j < nq; ++j) {
-      const int a = P.actuated[j];
-      double g = -b[a];
-      for (int i = 0; i < nb; ++i) g += P.M(a, unactuated[i]) * vU[i];
-      for (int l = 0; l < nq; ++l) g += P.M(a, P.actuated[l]) * P.qdot_des[l];
+      double g = actuated_momentum_change(j);
       for (int col = 0; col < nz; ++col) g -= B.RA(col, j) * B.z[col];
       B.xprev[nb + j] = g;
     }

@@ -187,9 +187,7 @@ IdStatus IdSolver::Impl::qp_two_stage() {
       velocity_from_impulses();
       B.g0.resize(nq);
       for (int j = 0; j < nq; ++j) {
-        double g = -b[Aidx[j]];
-        for (int i = 0; i < nb; ++i) g += P.M(Aidx[j], unactuated[i]) * vU[i];
-        for (int l = 0; l < nq; ++l) g += P.M(Aidx[j], Aidx[l]) * P.qdot_des[l];
+        double g = actuated_momentum_change(j);
         if (par.stage_two_objective == StageTwoObjective::kContactTorque) {
           // Δt f_ID = M_𝒜𝒜 (q̇_des − ⁻v_𝒜) − Δt f_ext,𝒜 (digest §6.4, Eq. 87)
           double fid = -dt * P.f_ext[Aidx[j]];

@@ -46,6 +46,25 @@ std::vector<int> filter_warm(const std::vector<int>& warm, int n) {
   return out;
 }
 
+// The ratio test of the dependent-row exchange (ModifiedPpm, see ppm.h): the row a of B̄ with
+// y_a > 0 that minimizes max(z†_a, 0) / y_a, so that z_B̄ ← z† − t y, z_i ← t stays ≥ 0; −1 if
+// no y_a is positive (beyond 1e-12 of ‖y‖∞).
+template <typename Z, typename Y>
+int exchange_row(const Z& z_dag, const Y& y, int k) {
+  int j_out = -1;
+  double best = 0.0;
+  const double ytol = 1e-12 * std::max(1.0, y.head(k).cwiseAbs().maxCoeff());
+  for (int a = 0; a < k; ++a)
+    if (y(a) > ytol) {
+      const double ratio = std::max(z_dag(a), 0.0) / y(a);
+      if (j_out < 0 || ratio < best) {
+        best = ratio;
+        j_out = a;
+      }
+    }
+  return j_out;
+}
+
 double complementarity(const Eigen::Ref<const Eigen::VectorXd>& z, const Eigen::Ref<const Eigen::VectorXd>& w) {
   return z.size() == 0 ? 0.0 : z.cwiseProduct(w).cwiseAbs().maxCoeff();
 }
@@ -415,17 +434,7 @@ void ModifiedPpm::solve_incremental(const PpmParameters& prm, Workspace& ws, con
         // Exchange i with the ratio-test row of B̄ (v⁺ unchanged, z stays ≥ 0); y = A⁻¹ a_B̄i.
         auto y = ws.y.head(k);
         F.solve_from_forward(ws.u.head(k), y);
-        int j_out = -1;
-        double best = 0.0;
-        const double ytol = 1e-12 * std::max(1.0, y.cwiseAbs().maxCoeff());
-        for (int a = 0; a < k; ++a)
-          if (y(a) > ytol) {
-            const double ratio = std::max(z_dag(a), 0.0) / y(a);
-            if (j_out < 0 || ratio < best) {
-              best = ratio;
-              j_out = a;
-            }
-          }
+        const int j_out = exchange_row(z_dag, y, k);
         if (j_out < 0 && w_dag(i_enter) >= -1e-12 * (1.0 + y.lpNorm<1>()) * r_scale) {
           ws.ignore[i_enter] = 1;  // round-off negative w of a dependent row: look elsewhere
           continue;
@@ -588,17 +597,7 @@ PpmResult ModifiedPpm::solve(const Eigen::MatrixXd& N, const GammaOperator& appl
           continue;
         }
         // Exchange i with the ratio-test row of B̄ (v⁺ unchanged, z stays ≥ 0).
-        int j_out = -1;
-        double best = 0.0;
-        const double ytol = 1e-12 * std::max(1.0, y.cwiseAbs().maxCoeff());
-        for (int a = 0; a < k; ++a)
-          if (y(a) > ytol) {
-            const double ratio = std::max(z_dag(a), 0.0) / y(a);
-            if (j_out < 0 || ratio < best) {
-              best = ratio;
-              j_out = a;
-            }
-          }
+        const int j_out = exchange_row(z_dag, y, k);
         if (j_out < 0 && w_dag(i_enter) >= -1e-12 * (1.0 + y.lpNorm<1>()) * r_scale) {
           // w_i of a dependent row is b_i − yᵀ b_B̄ up to round-off ~ ε ‖y‖₁ ‖r‖∞: treat a
           // negative value that small as zero and look at the other indices.
