@@ -348,7 +348,8 @@ def section(data, png=None, png_link=None, identical=None, messages=None):
         verdict = "**met**" if t_total <= TARGET_US else "**not met**"
         w(f"- QP,μ with Stage II on the A1 with 4 foot contacts ≤ {TARGET_US:.0f} µs per solve: measured median "
           f"**{fmt_us(t_total)} µs** per warm `InverseDynamics::solve` (CPU; of which the solver "
-          f"{fmt_us(t_solver)} µs, `IdStats::solve_time` median {fmt_us(t_solver_wall)} µs wall-clock) — {verdict}. "
+          f"{fmt_us(t_solver)} µs; `IdStats::solve_time` itself is {fmt_us(t_solver_wall)} µs, but wall-clock, inflated "
+          f"by the other jobs on the machine) — {verdict}. "
           f"Cold first solve: {fmt_us(t_cold)} µs.")
     a = exps.get(("a1", "lcp_noslip"))
     if a is not None:
@@ -411,18 +412,33 @@ def section(data, png=None, png_link=None, identical=None, messages=None):
     w("  the LCP itself lives in the 6-dof unactuated subspace (id_solver.h). At small n the whole")
     w("  solve is mostly the model assembly, and the fitted exponent is below 1 because that fixed")
     w("  part still weighs in at n = 8–64.")
+    ident = collect(identical) if identical else {}
+
+    def both(form, n):
+        a = value(entries, "warm", "a1", form, n, "cpu")
+        b = value(ident, "warm", "a1", form, n, "cpu")
+        return None if a is None or b is None else f"{fmt_us(a)} µs with δv = 1e-9, {fmt_us(b)} µs with δv = 0"
+
     w("- **The QP formulations grow roughly cubically** and leave the 1 ms budget near n = 8–16, not")
-    w("  ~30. Stage I is solved as the LCP of its KKT conditions (7n variables for QP,μ: 5n impulses,")
-    w("  n friction rows, n non-penetration rows) by Lemke on a dense tableau, O(n²) per pivot with")
-    w("  O(n) pivots, so O(n³) whenever it starts from scratch, and at steady state it does (the")
-    w("  \"warm %\" columns): its warm start solves the principal system of the previous solution's")
-    w("  positive entries and accepts the result only within 1e-9 (scaled); Stage I is degenerate")
-    w("  (its Hessian has rank ≤ 6; zero-valued basic variables) and the multiplied contacts are")
-    w("  nearly coincident, so after a 1e-9 change of v that principal system is singular or its")
-    w("  solution comes out ~1e-8 negative, and Lemke restarts from scratch. Stage II is a dense")
-    w("  interior point in a null space of dimension 5n − 6, O(n³) per iteration, whenever the")
-    w("  previous active set is not confirmed. The paper's warm-started LCP solver evidently did reuse")
-    w("  its previous solution on its QPs (its Fig. 19 curves are much flatter).")
+    w("  ~30. Two causes, told apart by the δv = 0 table below:")
+    w("  1. Stage I (the LCP of its KKT conditions, 7n variables for QP,μ, by Lemke on a dense tableau:")
+    w("     O(n²) per pivot and O(n) pivots, so O(n³) from scratch) restarts from scratch at steady")
+    w("     state (the \"warm %\" columns). Its warm start takes the previous solution's positive")
+    w("     entries as the basis, solves that principal system and accepts the result only within")
+    w("     1e-9 (scaled). Stage I is degenerate (Hessian of rank ≤ 6, zero-valued basic variables,")
+    w("     nearly coincident contacts): after a 1e-9 change of v that system is singular or its")
+    w("     solution comes out ~1e-8 negative (seen by instrumenting Lemke on the A1 at n = 4 and 8),")
+    w("     so the warm start is rejected. On the identical problem it is accepted every time on the A1")
+    t = both("qp_coulomb_one_stage", 16)
+    w("     (not on the grasp)" + (f": QP,μ one-stage at n = 16 takes {t}." if t else "."))
+    w("  2. Stage II is a dense interior point in a null space of dimension 5n − 6, O(n³) per")
+    w("     iteration and ~20 iterations, whenever the previous active set is not confirmed, which")
+    t = both("qp_coulomb", 16)
+    w("     from n = 8 on the A1 is every solve, even on the identical problem" +
+      (f" (QP,μ at n = 16: {t} only)." if t else "."))
+    w("  The paper's warm-started QPs stayed under 1 ms up to ~30 contacts; ours would need a Stage I")
+    w("  warm start that survives small changes of the data (e.g. keep the previous basis including")
+    w("  its degenerate members) and a cheaper Stage II.")
     stuck = []
     for scene, title, _ in SCENES:
         for form in ("qp_coulomb", "qp_noslip"):
@@ -439,13 +455,13 @@ def section(data, png=None, png_link=None, identical=None, messages=None):
         w("  Stage II's objective is flat along those directions except for the ε‖z‖² tie-breaker")
         w("  (1e-6 relative), and the interior point run to 1e-13 most likely stalls there. Fingertips")
         w("  on different links (a real hand) would not have this degeneracy.")
-    w("- **LCP,μ** matches the paper qualitatively (fast only for a few contacts), and beyond ~16")
-    w("  multiplied contacts Lemke often does not finish at all (pivot limit or a numerical error: the")
-    w("  copositive LCP of (k + 2)n variables on nearly coincident contacts is highly degenerate).")
-    w("  The paper did not warm start it either.")
+    w("- **LCP,μ** matches the paper qualitatively (it grows fastest and is fast only for a few")
+    w("  contacts; the paper did not warm start it either). On the A1 from n = 16, Lemke often does")
+    w("  not finish (pivot limit or a numerical error: the copositive LCP of (k + 2)n variables on")
+    w("  nearly coincident contacts is highly degenerate); the cold solves, at v = 0 exactly, do")
+    w("  finish, so the failures come with the 1e-9 perturbations of v.")
     w("")
     if identical:
-        ident = collect(identical)
         w("Sensitivity of the warm starts to the perturbation of v: the same warm QP benchmarks with")
         w("`--id_perturbation=0` (the identical problem every solve, which the controller never sees)")
         w("beside the default 1e-9 (whole solve, CPU µs; Stage I warm start accepted %):")
