@@ -530,6 +530,8 @@ if "id" in sections:
     m0 = read_meta("id_identical")
     if m0.get("cmd"):
         w(f"- and (δv = 0 table): `{m0['cmd']}`")
+    w("- this section alone: `SECTIONS=id KEEP_SECTIONS=1 bash scripts/bench_report.sh` (the other sections "
+      "are kept); every section: `make bench-report`")
     w("- the tables: `scripts/id_bench_report.py` (also standalone: "
       "`python3 scripts/id_bench_report.py FILE.json [--identical FILE0.json] [--stderr FILE.err] [--png FILE.png]`)")
     w("- µs per solve = median of the repetitions; the machine is shared (2 cores, other jobs running):")
