@@ -3,7 +3,8 @@
 #   make build   configure (Release) and build everything
 #   make demo    deps + build + simulate the embedded default scene (coulomb simulate)
 #   make test    deps + build + every ctest test (unit, oracle, install, browser, fidelity)
-#   make bench   deps + build + run the benchmarks (console)
+#   make bench   deps + build + run the benchmarks (console): coulomb_bench, then coulomb_id_bench
+#                (inverse dynamics against the number of contacts; ID_BENCH_ARGS)
 #   make bench-report  rerun the benchmarks and rewrite docs/benchmarks.md (and docs/fidelity.md)
 #   make fidelity-report  run the analytic checks (coulomb_fidelity) and rewrite docs/fidelity.md
 #   make clean   remove ./build
@@ -13,6 +14,8 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 SHARED_DIR ?= ../shared
 CTEST_JOBS ?= 2
+# coulomb_id_bench's arguments in `make bench` (~160 benchmarks: short runs).
+ID_BENCH_ARGS ?= --benchmark_min_time=0.05
 
 # The demo: the main job, `coulomb simulate` on the embedded default scene (the project's
 # quadruped standing under PD control with 40 objects dropped around it), outputs in coulomb-out/.
@@ -43,6 +46,7 @@ test: deps
 bench: deps
 	@$(MAKE) --no-print-directory build
 	$(BUILD_DIR)/bin/coulomb_bench
+	$(BUILD_DIR)/bin/coulomb_id_bench $(ID_BENCH_ARGS)
 
 bench-report: deps
 	@$(MAKE) --no-print-directory build

@@ -5,22 +5,32 @@
 #   contact   contact detection at clutter.yaml's resting state (bench/contact_bench.cc)
 #   simulate  SAP forward simulation vs MuJoCo on the clutter scenes and the A1 drop
 #             (bench/simulation_bench.cc), SIM_REPETITIONS repetitions (each runs both engines)
+#   id        inverse dynamics: time per solve against the number of contacts, every formulation
+#             (bench/id_bench.cc, binary coulomb_id_bench), ID_REPETITIONS repetitions; the
+#             tables come from scripts/id_bench_report.py (plus docs/images/id_bench.png when
+#             matplotlib is importable)
 #   profile   callgrind (inclusive, instructions) and perf (self, CPU samples) on
 #             `coulomb simulate examples/scenes/clutter.yaml --duration 2 --no-html`
 #
 #   usage: scripts/bench_report.sh [BENCH_BINARY] [OUTPUT.md]
 #   default: build/bin/coulomb_bench  docs/benchmarks.md
 # Environment:
-#   REPETITIONS=5 SIM_REPETITIONS=3   repetitions (medians are reported)
-#   SECTIONS="rigid contact simulate profile"   the sections to run and write (the file is
-#                                     rewritten with these sections only)
+#   REPETITIONS=5 SIM_REPETITIONS=3 ID_REPETITIONS=5   repetitions (medians are reported)
+#   ID_MIN_TIME=0.05                  --benchmark_min_time of the id section [s]
+#   SECTIONS="rigid contact simulate id profile"   the sections to run and write (the file is
+#                                     rewritten with these sections only, unless KEEP_SECTIONS=1)
+#   KEEP_SECTIONS=1                   the sections not in SECTIONS are copied unchanged from the
+#                                     previous OUTPUT.md (e.g. SECTIONS=id KEEP_SECTIONS=1 reruns
+#                                     only the inverse-dynamics section)
 #   SCENE_BENCH=<dir of BENCH>/coulomb_scene_bench   binary for the contact and simulate
 #                                     sections (the scene benchmarks alone; else BENCH)
 #   COULOMB=<dir of BENCH>/coulomb    the coulomb CLI, for the profile
+#   ID_BENCH=<dir of BENCH>/coulomb_id_bench   binary for the id section
 #   BENCH_WORK_DIR=<tmp>              where the raw outputs go (kept if given); with
 #   BENCH_REUSE=1                     outputs already in BENCH_WORK_DIR are reused, not rerun
 #   BENCH_COMMIT=<HEAD[+local changes]>   the commit written into the report
-# The whole run takes ~15 min on 2 cores (MuJoCo's dense Newton on 160 objects is ~2 min a run).
+# The whole run takes ~15 min on 2 cores (MuJoCo's dense Newton on 160 objects is ~2 min a run;
+# the id section ~3 min).
 # Needs bash and python3 (standard library); the profile needs valgrind and/or perf (skipped
 # if missing).
 set -euo pipefail
@@ -33,13 +43,22 @@ if [[ -z "${SCENE_BENCH:-}" ]]; then
   [[ -x "$SCENE_BENCH" ]] || SCENE_BENCH=$BENCH
 fi
 COULOMB=${COULOMB:-$(dirname "$BENCH")/coulomb}
+ID_BENCH=${ID_BENCH:-$(dirname "$BENCH")/coulomb_id_bench}
 REPETITIONS=${REPETITIONS:-5}
 SIM_REPETITIONS=${SIM_REPETITIONS:-3}
-SECTIONS=${SECTIONS:-rigid contact simulate profile}
+ID_REPETITIONS=${ID_REPETITIONS:-5}
+ID_MIN_TIME=${ID_MIN_TIME:-0.05}
+SECTIONS=${SECTIONS:-rigid contact simulate id profile}
+KEEP_SECTIONS=${KEEP_SECTIONS:-0}
 PROFILE_SCENE=examples/scenes/clutter.yaml
 PROFILE_DURATION=2
 
-for b in "$BENCH" "$SCENE_BENCH"; do
+has_section() { [[ " $SECTIONS " == *" $1 "* ]]; }
+needed=()
+has_section rigid && needed+=("$BENCH")
+{ has_section contact || has_section simulate; } && needed+=("$SCENE_BENCH")
+has_section id && needed+=("$ID_BENCH")
+for b in "${needed[@]}"; do
   if [[ ! -x "$b" ]]; then
     echo "bench_report: $b not found; run 'make build' first" >&2
     exit 1
@@ -58,7 +77,6 @@ mkdir -p "$(dirname "$OUT")"
 # The commit when the runs start (the binaries are assumed to be built from it).
 export BENCH_COMMIT=${BENCH_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo "+local changes")}
 
-has_section() { [[ " $SECTIONS " == *" $1 "* ]]; }
 reuse() { [[ "${BENCH_REUSE:-0}" == 1 && -s "$1" ]]; }
 # meta FILE KEY=VALUE...: records when and how a section ran (read back by the Python below).
 meta() {
@@ -71,14 +89,15 @@ meta() {
   } >"$file"
 }
 
-run_bench() {  # NAME BINARY FILTER REPS
+run_bench() {  # NAME BINARY FILTER REPS [MORE ARGUMENTS...]
   local name=$1 bin=$2 filter=$3 reps=$4
+  shift 4
   local json="$WORK/$name.json"
   if reuse "$json"; then
     echo "bench_report: reusing $json" >&2
     return
   fi
-  local cmd=("$bin" "--benchmark_filter=$filter" "--benchmark_repetitions=$reps" --benchmark_out_format=json)
+  local cmd=("$bin" "--benchmark_filter=$filter" "--benchmark_repetitions=$reps" "$@" --benchmark_out_format=json)
   echo "bench_report: running ${cmd[*]}" >&2
   meta "$WORK/$name.meta" "cmd=${cmd[*]} --benchmark_out=FILE.json"
   if ! "${cmd[@]}" --benchmark_out="$json" >/dev/null 2>"$WORK/$name.err"; then
@@ -93,6 +112,13 @@ run_bench() {  # NAME BINARY FILTER REPS
 has_section rigid && run_bench rigid "$BENCH" '^(RNEA|CRBA)/' "$REPETITIONS"
 has_section contact && run_bench contact "$SCENE_BENCH" '^Contact/' "$REPETITIONS"
 has_section simulate && run_bench simulate "$SCENE_BENCH" '^Simulate/' "$SIM_REPETITIONS"
+if has_section id; then
+  run_bench id "$ID_BENCH" '^(ID|IDcold)/' "$ID_REPETITIONS" "--benchmark_min_time=$ID_MIN_TIME"
+  # The same warm QP benchmarks on the identical problem every solve (how much the warm starts
+  # depend on the 1e-9 perturbation of v).
+  run_bench id_identical "$ID_BENCH" '^ID/.*/qp_.*/(4|8|16)$' "$ID_REPETITIONS" "--benchmark_min_time=$ID_MIN_TIME" \
+    --id_perturbation=0
+fi
 
 if has_section profile; then
   if [[ ! -x "$COULOMB" ]]; then
@@ -122,7 +148,8 @@ if has_section profile; then
   fi
 fi
 
-export BENCH_WORK="$WORK" BENCH_OUT="$OUT" BENCH_SECTIONS="$SECTIONS"
+export BENCH_WORK="$WORK" BENCH_OUT="$OUT" BENCH_SECTIONS="$SECTIONS" BENCH_KEEP_SECTIONS="$KEEP_SECTIONS"
+export BENCH_SCRIPTS="$PWD/scripts"
 export BENCH_NPROC=$(nproc)
 export BENCH_CPU=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //' || echo unknown)
 export BENCH_CXX=$( (c++ --version 2>/dev/null || true) | head -1)
@@ -222,12 +249,44 @@ def previous_section(header, old_title):
     return None
 
 
+# KEEP_SECTIONS=1: the sections not rerun are copied unchanged from the previous report.
+SECTION_HEADERS = [("rigid", "## Rigid-body algorithms"), ("contact", "## Contact detection"),
+                   ("simulate", "## Forward simulation"), ("id", "## Inverse dynamics"), ("profile", "## Profile")]
+keep_sections = os.environ.get("BENCH_KEEP_SECTIONS") == "1"
+
+
+def previous_whole_section(prefix):
+    """The previous report's section whose header line starts with `prefix`, header included."""
+    m = re.search(r"^" + re.escape(prefix) + r".*$", previous, re.M)
+    if not m:
+        return None
+    body = previous[m.start():]
+    end = body.find("\n## ", 1)
+    return (body if end < 0 else body[:end]).strip()
+
+
+kept = [name for name, prefix in SECTION_HEADERS
+        if keep_sections and name not in sections and previous_whole_section(prefix)]
+
+
+def keep(name):
+    if name in kept:
+        w(previous_whole_section(dict(SECTION_HEADERS)[name]))
+        w("")
+
+
 w("# Benchmarks: coulomb vs MuJoCo")
 w("")
 w("Generated by `scripts/bench_report.sh` (`make bench-report`); do not edit by hand.")
 w("")
 w(f"- machine: {os.environ['BENCH_NPROC']} cores, {os.environ['BENCH_CPU']}; {os.environ['BENCH_OS']}")
-w(f"- coulomb commit {os.environ['BENCH_COMMIT']}")
+if kept:
+    m = re.search(r"^- coulomb commit (.*)$", previous, re.M)
+    prev_commit = re.sub(r" \(sections .*", "", m.group(1)) if m else "unknown"
+    w(f"- coulomb commit {os.environ['BENCH_COMMIT']} (sections rerun: {', '.join(sections)}; sections kept "
+      f"unchanged from the previous report: {', '.join(kept)}, at commit {prev_commit} or earlier: see their run lines)")
+else:
+    w(f"- coulomb commit {os.environ['BENCH_COMMIT']}")
 w(f"- compiler: {os.environ['BENCH_CXX']} (Release, -O2); MuJoCo {os.environ['BENCH_MUJOCO']} (Debian libmujoco-dev)")
 w("- single thread. The machine is shared and noisy (±30 % run to run, ../shared/design/TARGETS.md):")
 w("  compare the ratios of the same run, not absolute numbers across runs.")
@@ -235,10 +294,12 @@ w("")
 w("Sections: [rigid-body algorithms](#rigid-body-algorithms-rnea-and-crba), "
   "[contact detection](#contact-detection-at-clutters-resting-state), "
   "[forward simulation](#forward-simulation-sap-vs-mujoco), "
+  "[inverse dynamics](#inverse-dynamics), "
   "[profile](#profile-where-coulombs-time-goes-on-clutter).")
 w("")
 
 # ---------------------------------------------------------------------------------------------
+keep("rigid")
 if "rigid" in sections:
     data = load_json("rigid")
     w("## Rigid-body algorithms: RNEA and CRBA")
@@ -302,6 +363,7 @@ if "rigid" in sections:
     w("")
 
 # ---------------------------------------------------------------------------------------------
+keep("contact")
 if "contact" in sections:
     data = load_json("contact")
     w("## Contact detection at clutter's resting state")
@@ -342,6 +404,7 @@ if "contact" in sections:
     w("")
 
 # ---------------------------------------------------------------------------------------------
+keep("simulate")
 if "simulate" in sections:
     data = load_json("simulate")
     w("## Forward simulation: SAP vs MuJoCo")
@@ -454,6 +517,38 @@ if "simulate" in sections:
     w("")
 
 # ---------------------------------------------------------------------------------------------
+keep("id")
+if "id" in sections:
+    import sys
+    sys.path.insert(0, os.environ["BENCH_SCRIPTS"])
+    import id_bench_report
+
+    data = load_json("id")
+    w("## Inverse dynamics")
+    w("")
+    run_lines(read_meta("id"))
+    m0 = read_meta("id_identical")
+    if m0.get("cmd"):
+        w(f"- and (δv = 0 table): `{m0['cmd']}`")
+    w("- this section alone: `SECTIONS=id KEEP_SECTIONS=1 bash scripts/bench_report.sh` (the other sections "
+      "are kept); every section: `make bench-report`")
+    w("- the tables: `scripts/id_bench_report.py` (also standalone: "
+      "`python3 scripts/id_bench_report.py FILE.json [--identical FILE0.json] [--stderr FILE.err] [--png FILE.png]`)")
+    w("- µs per solve = median of the repetitions; the machine is shared (2 cores, other jobs running):")
+    w("  the load averages above say how busy it was")
+    w("")
+    if data is None:
+        w("(not run: the benchmark produced no output)")
+        w("")
+    else:
+        out_dir = os.path.dirname(os.path.abspath(os.environ["BENCH_OUT"]))
+        png = os.path.join(out_dir, "images", "id_bench.png")
+        messages = id_bench_report.read_messages(os.path.join(work, "id.err"))
+        for line in id_bench_report.section(data, png=png, png_link="images/id_bench.png",
+                                            identical=load_json("id_identical"), messages=messages):
+            w(line)
+
+# ---------------------------------------------------------------------------------------------
 def short_name(name):
     name = name.strip()
     lib = re.search(r"\[([^\]]*)\]\s*$", name)
@@ -533,6 +628,7 @@ def parse_callgrind(path):
     return rows, total
 
 
+keep("profile")
 if "profile" in sections:
     w("## Profile: where coulomb's time goes on clutter")
     w("")
