@@ -206,6 +206,12 @@ IdStatus IdSolver::Impl::qp_two_stage() {
       // Scaled like Stage I: ŷ = y / s_z, the objective divided by s_z² · max diag(RAWᵀRAW).
       if (nb == 0) z_scale = std::max({z_scale, B.g0.cwiseAbs().maxCoeff(), 1e-12});
       const double sz = z_scale;
+      // A null-space direction that moves no actuated coordinate (e.g. squeezing a box held by
+      // contacts on one link: R_𝒜ᵀ W = 0 up to round-off) is left to the tie-breaker: entries of
+      // R_𝒜ᵀ W below 1e-12 of R_𝒜's largest are round-off and are zeroed, so that the scaling
+      // below cannot blow them up.
+      const double ra = B.RA.size() ? B.RA.cwiseAbs().maxCoeff() : 0.0;
+      B.RAW = (B.RAW.array().abs() <= 1e-12 * ra).select(0.0, B.RAW);
       qp.P.noalias() = B.RAW.transpose() * B.RAW;
       const double ps = std::max(1e-300, qp.P.diagonal().maxCoeff());
       qp.P /= ps;
@@ -214,6 +220,11 @@ IdStatus IdSolver::Impl::qp_two_stage() {
       qp.q /= sz * ps;
       // The tie-breaker is ½ ε ‖z‖² = ½ ε ‖z* + W y‖² (least total impulse, symmetric), not ‖y‖².
       qp.q.noalias() += (par.stage_two_regularization / sz) * (B.W.transpose() * B.z);
+      // Objective scaled so that its largest curvature is 1 (it is ε when only the tie-breaker
+      // is left).
+      const double pmax = std::max(qp.P.diagonal().maxCoeff(), 1e-300);
+      qp.P /= pmax;
+      qp.q /= pmax;
       qp.G.topRows(nz) = -B.W;
       qp.h.head(nz) = B.z / sz;
       friction_rows(qp.G, nz, &B.W);
