@@ -181,6 +181,8 @@ void IdSolver::reset() {
   for (auto& b : impl_->buffers)
     if (b) {
       b->has_prev = false;
+      b->stage1_has_active = false;
+      b->stage1_misses = 0;
       b->stage2_has_active = false;
       b->stage1_warm.resize(0);
     }

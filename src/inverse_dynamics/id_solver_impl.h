@@ -50,7 +50,10 @@ struct ContactBuffers {
   Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr;
   Eigen::MatrixXd W, RAW, Qfull;
   Eigen::VectorXd z, g0, stage1_warm;
-  std::vector<int> stage2_active;  ///< Stage II's last active rows (warm start)
+  std::vector<int> stage1_active, stage2_active;  ///< last active rows of Stage I / II (warm start)
+  bool stage1_has_active = false;
+  int stage1_dim = -1;
+  int stage1_misses = 0, stage1_skipped = 0;  ///< consecutive rejected warm starts, solves since
   bool stage2_has_active = false;
   int stage2_dim = -1;
   Eigen::RowVectorXd hh_work;

@@ -122,45 +122,79 @@ IdStatus IdSolver::Impl::qp_two_stage() {
       B.r[nz + nf + c] = (B.cN[c] + B.phi_dt[c]) / rs;  // −h
     }
     B.Q.topRightCorner(nz, nf + n) = -G.transpose();
-    const bool warm = B.stage1_warm.size() == L;
-    lemke.solve(B.Q, B.r, B.lemke, warm ? &B.stage1_warm : nullptr);
-    st.solver_iterations = B.lemke.pivots;
-    st.warm_started = B.lemke.warm_started;
-    const bool ok = B.lemke.status == solvers::lcp::LemkeStatus::kSolved ||
-                    B.lemke.status == solvers::lcp::LemkeStatus::kTrivial;
-    if (ok) {
-      B.stage1_warm = B.lemke.z;
-      B.z = sz * B.lemke.z.head(nz);
+    // The same QP in the interior point's form (−ẑ ≤ 0, −G ẑ ≤ −h): for the warm start from the
+    // previous active set, and the fallback.
+    solvers::qp::ConicQp& qp = B.qp1;
+    if (qp.num_variables() != nz || qp.num_rows() != nz + nf + n) qp.resize(nz, nz + nf + n, {});
+    qp.num_orthant = nz + nf + n;
+    qp.P = B.Q.topLeftCorner(nz, nz);
+    qp.q = B.r.head(nz);
+    qp.G.topRows(nz).setZero();
+    qp.G.topRows(nz).diagonal().setConstant(-1.0);
+    qp.h.head(nz).setZero();
+    qp.G.bottomRows(nf + n) = -B.Q.bottomLeftCorner(nf + n, nz);
+    qp.h.tail(nf + n) = B.r.tail(nf + n);
+    B.qp1_solver.mutable_parameters() = par.qp;
+    // 1. The previous step's active set, confirmed by one KKT solve (a controller's successive
+    //    steps rarely change it; Lemke's own warm start needs a nonsingular basis block, which
+    //    this rank-n_b Hessian seldom gives).
+    //    Where it keeps failing (a degenerate vertex whose zero pattern changes with round-off,
+    //    as on the standing A1) it is tried again only every 16th solve.
+    bool warm_done = false;
+    if (B.stage1_has_active && B.stage1_dim == nz && (B.stage1_misses < 2 || ++B.stage1_skipped >= 16)) {
+      B.stage1_skipped = 0;
+      warm_done = B.qp1_solver.solve_active_set(qp, B.stage1_active);
+      B.stage1_misses = warm_done ? 0 : B.stage1_misses + 1;
+    }
+    if (warm_done) {
+      st.warm_started = true;
+      B.z = sz * B.qp1_solver.results().x;
     } else {
-      // Fallback: the same QP by the interior point (Lemke's ray test can misfire on
-      // degenerate data), then active-set polishing. Allocates on first use.
-      B.stage1_warm.resize(0);
-      st.used_fallback = true;
-      solvers::qp::ConicQp& qp = B.qp1;
-      qp.resize(nz, nz + nf + n, {});
-      qp.P = B.Q.topLeftCorner(nz, nz);
-      qp.q = B.r.head(nz);
-      qp.G.topRows(nz).setZero();
-      qp.G.topRows(nz).diagonal().setConstant(-1.0);
-      qp.h.head(nz).setZero();
-      qp.G.bottomRows(nf + n) = -B.Q.bottomLeftCorner(nf + n, nz);  // −G ẑ ≤ −h
-      qp.h.tail(nf + n) = B.r.tail(nf + n);
-      B.qp1_solver.mutable_parameters() = par.qp;
-      const solvers::qp::ConicQpResults& out = B.qp1_solver.solve(qp);
-      st.solver_iterations += out.iterations;
-      if (out.status != solvers::qp::ConicQpStatus::kOptimal) {
-        const bool infeasible = out.primal_residual > par.qp.acceptable_tolerance;
-        res->message = std::string("Stage I: Lemke ") + solvers::lcp::to_string(B.lemke.status) +
-                       ", then the interior point " + solvers::qp::to_string(out.status) + " (primal residual " +
-                       std::to_string(out.primal_residual) + ")" +
-                       (infeasible ? ": no impulses keep every contact from penetrating under the desired motion" : "");
-        B.z.setZero();
-        polygon_to_frame(B.z);
-        velocity_from_impulses();
-        return infeasible ? IdStatus::kInfeasible : IdStatus::kNotConverged;
+      // 2. Lemke on the KKT LCP.
+      B.stage1_has_active = false;
+      const bool warm = B.stage1_warm.size() == L;
+      lemke.solve(B.Q, B.r, B.lemke, warm ? &B.stage1_warm : nullptr);
+      st.solver_iterations = B.lemke.pivots;
+      st.warm_started = B.lemke.warm_started;
+      const bool ok = B.lemke.status == solvers::lcp::LemkeStatus::kSolved ||
+                      B.lemke.status == solvers::lcp::LemkeStatus::kTrivial;
+      if (ok) {
+        B.stage1_warm = B.lemke.z;
+        B.z = sz * B.lemke.z.head(nz);
+        // Its active rows: ẑ_i = 0, and constraint rows with zero slack w.
+        B.stage1_active.clear();
+        const double atol = 1e-12 * std::max(1.0, B.lemke.z.cwiseAbs().maxCoeff());
+        for (int i = 0; i < nz; ++i)
+          if (B.lemke.z[i] <= atol) B.stage1_active.push_back(i);
+        for (int i = nz; i < L; ++i)
+          if (B.lemke.w[i] <= atol * std::max(1.0, B.r.tail(nf + n).cwiseAbs().maxCoeff())) B.stage1_active.push_back(i);
+        B.stage1_has_active = true;
+        B.stage1_dim = nz;
+      } else {
+        // 3. The interior point (Lemke's ray test can misfire on degenerate data), then
+        //    active-set polishing.
+        B.stage1_warm.resize(0);
+        st.used_fallback = true;
+        const solvers::qp::ConicQpResults& out = B.qp1_solver.solve(qp);
+        st.solver_iterations += out.iterations;
+        if (out.status != solvers::qp::ConicQpStatus::kOptimal) {
+          const bool infeasible = out.primal_residual > par.qp.acceptable_tolerance;
+          res->message = std::string("Stage I: Lemke ") + solvers::lcp::to_string(B.lemke.status) +
+                         ", then the interior point " + solvers::qp::to_string(out.status) + " (primal residual " +
+                         std::to_string(out.primal_residual) + ")" +
+                         (infeasible ? ": no impulses keep every contact from penetrating under the desired motion" : "");
+          B.z.setZero();
+          polygon_to_frame(B.z);
+          velocity_from_impulses();
+          return infeasible ? IdStatus::kInfeasible : IdStatus::kNotConverged;
+        }
+        if (B.qp1_solver.polish(qp)) {
+          B.stage1_active = B.qp1_solver.last_active_set();
+          B.stage1_has_active = true;
+          B.stage1_dim = nz;
+        }
+        B.z = sz * B.qp1_solver.results().x;
       }
-      B.qp1_solver.polish(qp);
-      B.z = sz * out.x;
     }
     z_scale = sz;
   }

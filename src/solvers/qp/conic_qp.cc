@@ -406,30 +406,27 @@ const ConicQpResults& ConicQpSolver::solve(const ConicQp& p) {
 
 namespace {
 
-// In-place LDLᵀ of the leading r × r block of K (lower triangle used; no pivoting: K is
-// quasi-definite, so every pivot is nonzero). Returns false on a zero or non-finite pivot.
-bool ldlt_in_place(Eigen::MatrixXd& K, int r) {
+// In-place LDLᵀ of the leading r × r block of K, reading and writing its UPPER triangle
+// (column-major, so column i's entries above the diagonal, U(l, i) = L(i, l), are contiguous and
+// every inner loop is a dot product or an axpy); no pivoting: K is quasi-definite, so every pivot
+// is nonzero. `work` has at least r entries. Returns false on a zero or non-finite pivot.
+bool ldlt_in_place(Eigen::MatrixXd& K, int r, Eigen::VectorXd& work) {
   for (int j = 0; j < r; ++j) {
-    double d = K(j, j);
-    for (int l = 0; l < j; ++l) d -= K(j, l) * K(j, l) * K(l, l);
+    auto v = work.head(j);
+    v = K.col(j).head(j).cwiseProduct(K.diagonal().head(j));  // v_l = L(j, l) d_l
+    const double d = K(j, j) - K.col(j).head(j).dot(v);
     if (!(std::abs(d) > 0.0) || !std::isfinite(d)) return false;
     K(j, j) = d;
-    for (int i = j + 1; i < r; ++i) {
-      double v = K(i, j);
-      for (int l = 0; l < j; ++l) v -= K(i, l) * K(j, l) * K(l, l);
-      K(i, j) = v / d;
-    }
+    for (int i = j + 1; i < r; ++i) K(j, i) = (K(j, i) - K.col(i).head(j).dot(v)) / d;
   }
   return true;
 }
 
 // Solves (L D Lᵀ) x = b in place (factor from ldlt_in_place).
 void ldlt_solve(const Eigen::MatrixXd& K, int r, Eigen::VectorXd& b) {
-  for (int i = 0; i < r; ++i)
-    for (int l = 0; l < i; ++l) b[i] -= K(i, l) * b[l];
+  for (int i = 1; i < r; ++i) b[i] -= K.col(i).head(i).dot(b.head(i));
   for (int i = 0; i < r; ++i) b[i] /= K(i, i);
-  for (int i = r - 1; i >= 0; --i)
-    for (int l = i + 1; l < r; ++l) b[i] -= K(l, i) * b[l];
+  for (int i = r - 1; i > 0; --i) b.head(i) -= b[i] * K.col(i).head(i);
 }
 
 }  // namespace
@@ -490,18 +487,19 @@ bool ConicQpSolver::solve_on_active(const ConicQp& p, double tolerance, double z
     kkt_corr_.resize(n + m);
   }
   const double delta = 1e-10 * std::max(1.0, p.P.diagonal().cwiseAbs().maxCoeff());
-  // Lower triangle of the regularized KKT matrix.
-  for (int j = 0; j < n; ++j)
-    for (int i = j; i < n; ++i) kkt_(i, j) = p.P(i, j);
-  for (int j = 0; j < n; ++j) kkt_(j, j) += delta;
+  // Upper triangle of the regularized KKT matrix.
+  for (int j = 0; j < n; ++j) {
+    kkt_.col(j).head(j + 1) = p.P.col(j).head(j + 1);
+    kkt_(j, j) += delta;
+  }
   for (int a = 0; a < na; ++a) {
-    for (int j = 0; j < n; ++j) kkt_(n + a, j) = p.G(active_[a], j);
-    for (int b = 0; b <= a; ++b) kkt_(n + a, n + b) = 0.0;
+    kkt_.col(n + a).head(n) = p.G.row(active_[a]).transpose();
+    kkt_.col(n + a).segment(n, a + 1).setZero();
     kkt_(n + a, n + a) = -delta;
   }
   kkt_rhs_.head(n) = -p.q;
   for (int a = 0; a < na; ++a) kkt_rhs_[n + a] = p.h[active_[a]];
-  if (!ldlt_in_place(kkt_, dim)) return false;
+  if (!ldlt_in_place(kkt_, dim, kkt_corr_)) return false;
   kkt_sol_.head(dim) = kkt_rhs_.head(dim);
   ldlt_solve(kkt_, dim, kkt_sol_);
   // Iterative refinement against the unregularized KKT matrix [P Gᵀ; G 0].
