@@ -477,8 +477,6 @@ bool ConicQpSolver::solve_active_set(const ConicQp& p, const std::vector<int>& a
 bool ConicQpSolver::solve_on_active(const ConicQp& p, double tolerance, double zscale) {
   const int n = p.num_variables(), m = p.num_rows();
   ConicQpResults& r = results_;
-  const int na = static_cast<int>(active_.size());
-  const int dim = n + na;
   if (kkt_.rows() < n + m) {
     kkt_.resize(n + m, n + m);
     kkt_rhs_.resize(n + m);
@@ -486,54 +484,82 @@ bool ConicQpSolver::solve_on_active(const ConicQp& p, double tolerance, double z
     kkt_res_.resize(n + m);
     kkt_corr_.resize(n + m);
   }
+  if (in_active_.size() < static_cast<size_t>(m)) in_active_.resize(m);
+  std::fill(in_active_.begin(), in_active_.begin() + m, 0);
+  for (int i : active_) in_active_[i] = 1;
   const double delta = 1e-10 * std::max(1.0, p.P.diagonal().cwiseAbs().maxCoeff());
-  // Upper triangle of the regularized KKT matrix.
-  for (int j = 0; j < n; ++j) {
-    kkt_.col(j).head(j + 1) = p.P.col(j).head(j + 1);
-    kkt_(j, j) += delta;
-  }
-  for (int a = 0; a < na; ++a) {
-    kkt_.col(n + a).head(n) = p.G.row(active_[a]).transpose();
-    kkt_.col(n + a).segment(n, a + 1).setZero();
-    kkt_(n + a, n + a) = -delta;
-  }
-  kkt_rhs_.head(n) = -p.q;
-  for (int a = 0; a < na; ++a) kkt_rhs_[n + a] = p.h[active_[a]];
-  if (!ldlt_in_place(kkt_, dim, kkt_corr_)) return false;
-  kkt_sol_.head(dim) = kkt_rhs_.head(dim);
-  ldlt_solve(kkt_, dim, kkt_sol_);
-  // Iterative refinement against the unregularized KKT matrix [P Gᵀ; G 0].
-  for (int it = 0; it < 3; ++it) {
-    auto x = kkt_sol_.head(n);
-    kkt_res_.head(n) = kkt_rhs_.head(n);
-    kkt_res_.head(n).noalias() -= p.P * x;
-    for (int a = 0; a < na; ++a) {
-      kkt_res_.head(n).noalias() -= kkt_sol_[n + a] * p.G.row(active_[a]).transpose();
-      kkt_res_[n + a] = kkt_rhs_[n + a] - p.G.row(active_[a]).dot(x);
-    }
-    kkt_corr_.head(dim) = kkt_res_.head(dim);
-    ldlt_solve(kkt_, dim, kkt_corr_);
-    kkt_sol_.head(dim) += kkt_corr_.head(dim);
-  }
-  if (!kkt_sol_.head(dim).allFinite()) return false;
-  // Acceptance: primal feasibility of every row, dual feasibility of the active ones, objective.
-  polish_x_ = kkt_sol_.head(n);
-  polish_s_ = p.h;
-  polish_s_.noalias() -= p.G * polish_x_;
   const double htol = tolerance * std::max(1.0, p.h.cwiseAbs().maxCoeff());
-  if (m > 0 && polish_s_.minCoeff() < -htol) return false;
-  // Stationarity holds by construction; with primal and dual feasibility the point is a KKT
-  // point, hence optimal (convex problem).
-  double zmax = zscale;
-  for (int a = 0; a < na; ++a) zmax = std::max(zmax, std::abs(kkt_sol_[n + a]));
-  const double ztol = 1e3 * tolerance * std::max(1.0, zmax);
-  for (int a = 0; a < na; ++a)
-    if (kkt_sol_[n + a] < -ztol) return false;
+  // Primal–dual active-set corrections from the guess: add the most violated row, else drop the
+  // most negative multiplier, until a KKT point (or the cap).
+  const int max_changes = 10;
+  for (int change = 0;; ++change) {
+    const int na = static_cast<int>(active_.size());
+    const int dim = n + na;
+    // Upper triangle of the regularized KKT matrix.
+    for (int j = 0; j < n; ++j) {
+      kkt_.col(j).head(j + 1) = p.P.col(j).head(j + 1);
+      kkt_(j, j) += delta;
+    }
+    for (int a = 0; a < na; ++a) {
+      kkt_.col(n + a).head(n) = p.G.row(active_[a]).transpose();
+      kkt_.col(n + a).segment(n, a + 1).setZero();
+      kkt_(n + a, n + a) = -delta;
+    }
+    kkt_rhs_.head(n) = -p.q;
+    for (int a = 0; a < na; ++a) kkt_rhs_[n + a] = p.h[active_[a]];
+    if (!ldlt_in_place(kkt_, dim, kkt_corr_)) return false;
+    kkt_sol_.head(dim) = kkt_rhs_.head(dim);
+    ldlt_solve(kkt_, dim, kkt_sol_);
+    // Iterative refinement against the unregularized KKT matrix [P Gᵀ; G 0].
+    for (int it = 0; it < 3; ++it) {
+      auto x = kkt_sol_.head(n);
+      kkt_res_.head(n) = kkt_rhs_.head(n);
+      kkt_res_.head(n).noalias() -= p.P * x;
+      for (int a = 0; a < na; ++a) {
+        kkt_res_.head(n).noalias() -= kkt_sol_[n + a] * p.G.row(active_[a]).transpose();
+        kkt_res_[n + a] = kkt_rhs_[n + a] - p.G.row(active_[a]).dot(x);
+      }
+      kkt_corr_.head(dim) = kkt_res_.head(dim);
+      ldlt_solve(kkt_, dim, kkt_corr_);
+      kkt_sol_.head(dim) += kkt_corr_.head(dim);
+    }
+    if (!kkt_sol_.head(dim).allFinite()) return false;
+    polish_x_ = kkt_sol_.head(n);
+    polish_s_ = p.h;
+    polish_s_.noalias() -= p.G * polish_x_;
+    // The most violated inactive row, and the most negative multiplier.
+    int add = -1, drop = -1;
+    double worst_s = -htol;
+    for (int i = 0; i < m; ++i)
+      if (!in_active_[i] && polish_s_[i] < worst_s) {
+        worst_s = polish_s_[i];
+        add = i;
+      }
+    double zmax = zscale;
+    for (int a = 0; a < na; ++a) zmax = std::max(zmax, std::abs(kkt_sol_[n + a]));
+    double worst_z = -1e3 * tolerance * std::max(1.0, zmax);
+    for (int a = 0; a < na; ++a)
+      if (kkt_sol_[n + a] < worst_z) {
+        worst_z = kkt_sol_[n + a];
+        drop = a;
+      }
+    if (add < 0 && drop < 0) break;  // a KKT point: optimal (convex problem)
+    if (change == max_changes) return false;
+    if (add >= 0) {
+      active_.push_back(add);
+      in_active_[add] = 1;
+    } else {
+      in_active_[active_[drop]] = 0;
+      active_.erase(active_.begin() + drop);
+    }
+  }
+  const int na = static_cast<int>(active_.size());
   const double objective = 0.5 * polish_x_.dot(p.P * polish_x_) + p.q.dot(polish_x_);
   r.x = polish_x_;
   r.s = polish_s_.cwiseMax(0.0);
   r.z.setZero();
   for (int a = 0; a < na; ++a) r.z[active_[a]] = std::max(0.0, kkt_sol_[n + a]);
+  std::sort(active_.begin(), active_.end());
   r.objective = objective;
   r.gap = r.s.dot(r.z);
   // Residuals of the accepted point (stationarity to the refinement's accuracy).

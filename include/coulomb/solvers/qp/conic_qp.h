@@ -104,7 +104,9 @@ class ConicQpSolver {
   ///   [P + δI   G_𝒜ᵀ] [x  ]   [−q  ]
   ///   [G_𝒜     −δI  ] [z_𝒜] = [h_𝒜 ]      (quasi-definite; δ = 1e-10 · max(1, max diag P))
   /// by an LDLᵀ factorization without pivoting and three steps of iterative refinement against
-  /// the unregularized matrix (as OSQP's polishing), and accepts the first result that is a KKT
+  /// the unregularized matrix (as OSQP's polishing), corrects the guess by at most 10 primal–dual
+  /// active-set changes (add the most violated row, else drop the most negative multiplier), and
+  /// accepts the first result that is a KKT
   /// point: every row holds to `tolerance` · max(1, ‖h‖∞) and z_𝒜 ≥ −10³ tolerance · max(1, ‖z‖∞)
   /// (stationarity holds by construction). On acceptance
   /// results() is replaced (s = h − G x ≥ 0 clipped, z zero off 𝒜) and true is returned; else
@@ -158,6 +160,7 @@ class ConicQpSolver {
   Eigen::MatrixXd kkt_;
   Eigen::VectorXd kkt_rhs_, kkt_sol_, kkt_res_, kkt_corr_, polish_x_, polish_s_;
   std::vector<int> active_;
+  std::vector<char> in_active_;
 };
 
 }  // namespace coulomb::solvers::qp
