@@ -282,8 +282,27 @@ IdStatus IdSolver::Impl::qp_two_stage() {
         const solvers::qp::ConicQpResults& ipm = B.qp2_solver.solve(qp);
         if (ipm.status == solvers::qp::ConicQpStatus::kOptimal) warm_ok = B.qp2_solver.polish(qp);
       }
+      int first_iterations = 0;
+      if (!warm_ok && B.qp2_solver.results().status != solvers::qp::ConicQpStatus::kOptimal &&
+          par.stage_two_regularization > 0.0) {
+        // The interior point can fail to resolve the tie-breaker's curvature (ε = 1e-6 of the
+        // torque curvature) when the active rows at the optimum are linearly dependent. Measured
+        // on the A1's four-foot stance (tests/inverse_dynamics/id_stage_invariants_test.cc): three
+        // f_N ≥ 0 rows of rank 1 in the null space (the four-legged-table mode), multipliers
+        // ≈ 7, 14, 7 on slacks of 1e-13, and the Newton matrix's conditioning then swamps ε; the
+        // iterates stall with a dual residual of 3e-7 … 6e-7 in the ε-directions (status
+        // numerical_error or max_iterations, in 8 of 20 random requests for QP,μ and QP,∞ together),
+        // polishing finds no KKT point from them, and Stage I's impulses used to be kept (torques
+        // not smoothed, up to 2.5× the least torque). ε = 1e-5 fails alike, ε = 1e-4 and ε ≤ 1e-8
+        // converge. Retry without the tie-breaker: the torque-optimal point of Stage I's optimal
+        // set (the paper's Stage II), not necessarily the least-impulse one among equal torques.
+        first_iterations = B.qp2_solver.results().iterations;
+        qp.P.diagonal().array() -= par.stage_two_regularization;
+        qp.q.noalias() -= (par.stage_two_regularization / sz) * (B.W.transpose() * B.z);
+        B.qp2_solver.solve(qp);
+      }
       const solvers::qp::ConicQpResults& out = B.qp2_solver.results();
-      st.stage_two_iterations = out.iterations;
+      st.stage_two_iterations = first_iterations + out.iterations;
       B.stage2_has_active = warm_ok;
       B.stage2_dim = d;
       if (warm_ok) B.stage2_active = B.qp2_solver.last_active_set();

@@ -231,7 +231,12 @@ void LemkeSolver::solve_once(const LemkeParameters& prm, Workspace& ws, const Ei
     res.complementarity_residual = natural_residual(res.z, res.w);
   };
 
-  if (n == 0 || r.minCoeff() >= 0.0) {
+  // z = 0 is accepted when it meets the acceptance test, i.e. r ≥ −accept (not only r ≥ 0): a
+  // round-off negative rᵢ (−1e-16) would otherwise start the pivoting with every zero rᵢ tied
+  // with it in the first ratio test (ratio_tie_tolerance is absolute below |r_min| = 1), and the
+  // lexicographic choice of the LAST tied row can then end in a secondary ray on a solvable
+  // problem (the Coulomb LCP's λ rows have rᵢ = 0 and a column with no blocking entry).
+  if (n == 0 || r.minCoeff() >= -accept) {
     res.status = LemkeStatus::kTrivial;
     finish(ws.z.head(n).setZero());
     return;

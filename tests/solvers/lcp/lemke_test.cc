@@ -299,6 +299,33 @@ TEST(Lemke, TrivialWhenRNonnegative) {
   EXPECT_EQ(empty.z.size(), 0);
 }
 
+// Round-off negative r (a separated contact of the inverse-dynamics Coulomb LCP, digest §5.3:
+// [f_N; f_F (k = 4); λ], whose tangential velocities are ±1e-16 and whose λ row has r = 0). z = 0
+// meets the acceptance test and must be returned; before, the first ratio test tied every rᵢ
+// within 1e-12 of r_min, chose the last (the λ row) and ended in a secondary ray.
+TEST(Lemke, TrivialWithinToleranceOfRoundOffNegativeR) {
+  // One contact, Γ = diag(1, 2, 0.5) in (n, s, t), μ = 0.8: Q = [N; F] Γ [N; F]ᵀ with E, μ, −Eᵀ.
+  MatrixXd R(5, 3);
+  R << 0, 0, 1, 1, 0, 0, 0, 1, 0, -1, 0, 0, 0, -1, 0;  // rows n, +s, +t, −s, −t in (s, t, n)
+  const Eigen::Vector3d gamma(2.0, 0.5, 1.0);
+  MatrixXd Q = MatrixXd::Zero(6, 6);
+  Q.topLeftCorner(5, 5) = R * gamma.asDiagonal() * R.transpose();
+  Q.block(1, 5, 4, 1).setOnes();
+  Q(5, 0) = 0.8;
+  Q.block(5, 1, 1, 4).setConstant(-1.0);
+  VectorXd r(6);
+  r << 49.0, -1.6e-16, -8.5e-16, 1.6e-16, 8.5e-16, 0.0;
+  const LemkeResults res = LemkeSolver().solve(Q, r);
+  EXPECT_EQ(res.status, LemkeStatus::kTrivial) << to_string(res.status);
+  EXPECT_EQ(res.z, VectorXd::Zero(6));
+  EXPECT_LE(res.complementarity_residual, 1e-15);
+  // A genuinely negative r is still pivoted: sliding at 0.1 m/s along −s gives λ = 0.1.
+  r << 49.0, -0.1, 0.0, 0.1, 0.0, 0.0;
+  const LemkeResults slide = solve_checked(Q, r);
+  EXPECT_EQ(slide.status, LemkeStatus::kSolved);
+  EXPECT_NEAR(slide.z[5], 0.1, 1e-12);
+}
+
 // Degenerate problems: zeros in r, r all equal (every row tied at the first pivot), and
 // duplicated rows (w₀ ≡ w₁, ties in later ratio tests). Entrywise positive Q (strictly
 // copositive, so a solution exists) or PD Q: the lexicographic rule must reach a solution.

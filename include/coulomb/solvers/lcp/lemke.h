@@ -71,9 +71,10 @@ struct LemkeParameters {
 };
 
 /// kSolved: z0 left the basis (or the warm start's basis solved the problem) and the natural
-/// residual met the tolerance. kTrivial: r ≥ 0, z = 0 with no pivot. kRayTermination: the entering
-/// column has no positive entry (see the file comment: for copositive-plus Q the LCP has no
-/// solution, and `ray` is the certificate). kMaxPivots: the pivot limit was hit. kNumericalError:
+/// residual met the tolerance. kTrivial: r ≥ −tolerance · max(1, ‖r‖∞) (z = 0 meets the
+/// acceptance test), z = 0 with no pivot. kRayTermination: the entering column has no positive
+/// entry (see the file comment: for copositive-plus Q the LCP has no solution, and `ray` is the
+/// certificate). kMaxPivots: the pivot limit was hit. kNumericalError:
 /// z0 left but the recomputed residual misses the tolerance, or a non-finite tableau entry.
 enum class LemkeStatus { kSolved, kTrivial, kRayTermination, kMaxPivots, kNumericalError };
 const char* to_string(LemkeStatus status);
