@@ -279,8 +279,10 @@ IdStatus IdSolver::Impl::qp_two_stage() {
       bool warm_ok = false;
       if (B.stage2_has_active && B.stage2_dim == d) warm_ok = B.qp2_solver.solve_active_set(qp, B.stage2_active);
       if (!warm_ok) {
-        const solvers::qp::ConicQpResults& ipm = B.qp2_solver.solve(qp);
-        if (ipm.status == solvers::qp::ConicQpStatus::kOptimal) warm_ok = B.qp2_solver.polish(qp);
+        // Polishing also from a stalled interior point: its active-set corrections can still
+        // reach the KKT point.
+        B.qp2_solver.solve(qp);
+        warm_ok = B.qp2_solver.polish(qp);
       }
       int first_iterations = 0;
       if (!warm_ok && B.qp2_solver.results().status != solvers::qp::ConicQpStatus::kOptimal &&
@@ -296,10 +298,12 @@ IdStatus IdSolver::Impl::qp_two_stage() {
         // not smoothed, up to 2.5× the least torque). ε = 1e-5 fails alike, ε = 1e-4 and ε ≤ 1e-8
         // converge. Retry without the tie-breaker: the torque-optimal point of Stage I's optimal
         // set (the paper's Stage II), not necessarily the least-impulse one among equal torques.
+        // (P and q were divided by pmax after the tie-breaker was added.)
         first_iterations = B.qp2_solver.results().iterations;
-        qp.P.diagonal().array() -= par.stage_two_regularization;
-        qp.q.noalias() -= (par.stage_two_regularization / sz) * (B.W.transpose() * B.z);
+        qp.P.diagonal().array() -= par.stage_two_regularization / pmax;
+        qp.q.noalias() -= (par.stage_two_regularization / (sz * pmax)) * (B.W.transpose() * B.z);
         B.qp2_solver.solve(qp);
+        B.qp2_solver.polish(qp);
       }
       const solvers::qp::ConicQpResults& out = B.qp2_solver.results();
       st.stage_two_iterations = first_iterations + out.iterations;

@@ -562,6 +562,7 @@ bool ConicQpSolver::solve_on_active(const ConicQp& p, double tolerance, double z
   std::sort(active_.begin(), active_.end());
   r.objective = objective;
   r.gap = r.s.dot(r.z);
+  r.status = ConicQpStatus::kOptimal;  // a KKT point, whatever the interior point's status was
   // Residuals of the accepted point (stationarity to the refinement's accuracy).
   kkt_res_.head(n) = p.q;
   kkt_res_.head(n).noalias() += p.P * r.x;

@@ -108,7 +108,8 @@ class ConicQpSolver {
   /// active-set changes (add the most violated row, else drop the most negative multiplier), and
   /// accepts the first result that is a KKT
   /// point: every row holds to `tolerance` · max(1, ‖h‖∞) and z_𝒜 ≥ −10³ tolerance · max(1, ‖z‖∞)
-  /// (stationarity holds by construction). On acceptance
+  /// (stationarity holds by construction); it may follow a solve() that stalled (status not
+  /// kOptimal) as long as its iterate is finite. On acceptance, status becomes kOptimal and
   /// results() is replaced (s = h − G x ≥ 0 clipped, z zero off 𝒜) and true is returned; else
   /// results() is unchanged. Allocation-free after warm-up (buffers sized n + m).
   /// Throws std::invalid_argument if the problem has cones or its sizes differ from the last solve.
