@@ -157,6 +157,8 @@ IdSolver::IdSolver(IdParameters parameters) : parameters_(parameters) {
   if (!(p.find_indices_tolerance >= 0.0 && p.find_indices_tolerance < 1.0))
     throw std::invalid_argument("IdParameters: find_indices_tolerance must be in [0, 1), got " +
                                 num(p.find_indices_tolerance));
+  if (!(p.slip_tolerance >= 0.0) || !std::isfinite(p.slip_tolerance))
+    throw std::invalid_argument("IdParameters: slip_tolerance must be finite and >= 0, got " + num(p.slip_tolerance));
   if (!(p.max_distance >= 0.0))
     throw std::invalid_argument("IdParameters: max_distance must be >= 0, got " + num(p.max_distance));
   if (p.mindiff_max_variables < 0 || p.mindiff_max_variables > Mindiff::kMaxVariables)

@@ -89,6 +89,16 @@ struct IdParameters {
   /// LCP,∞: answer an inconsistent request with the §4.5 consistency QP (status kInconsistent)
   /// instead of failing (status kInfeasible).
   bool consistency_qp = true;
+  /// LCP,∞: the largest slip [m/s] of the no-slip rows FIND-INDICES dropped that still counts as
+  /// consistent (kSolved, the LCP's solution kept). The dropped rows hold exactly only when
+  /// q̇_des and ⁻v are exactly consistent with the contacts staying put (App. E); a measured
+  /// state never is: 1e-9 noise on ⁻v makes them slip at ~1e-9 m/s, and a simulator's
+  /// regularized friction at ~1e-5 m/s. Below this tolerance the warm-started LCP solution is
+  /// returned (slip_residual reports the slip); above it, the request is inconsistent (the
+  /// consistency QP: a different, unwarmed solution, so a tolerance at the noise level makes
+  /// the torques chatter). Genuinely inconsistent requests (legs splaying) slip at ~Δt q̈ l,
+  /// 1e-3 m/s and more.
+  double slip_tolerance = 1e-6;
   /// LCP,μ: choose the LCP solution nearest the previous [⁺v; ι] by enumerating every basis
   /// (Alg. 3, MINDIFF; 2^((k+2) n) leaves) when (k + 2) n ≤ mindiff_max_variables; Lemke
   /// otherwise.
