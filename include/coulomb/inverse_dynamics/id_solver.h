@@ -111,7 +111,12 @@ struct IdParameters {
   /// push on separated contacts (digest §10.9, the Fig. 3 artifact); keep it small.
   double max_distance = 1e-2;
   solvers::lcp::LemkeParameters lemke;
-  solvers::lcp::PpmParameters ppm;
+  /// LCP,∞'s modified PPM. Its tolerance (a z or w counts as negative below −tolerance ·
+  /// max(1, ‖r‖∞), here m/s) is 1e-8 rather than the solver's 1e-10: the four-foot stance is
+  /// degenerate (rank(N Γ_X Nᵀ) = 3, the unloaded fourth foot has w = 0 exactly), and noise of
+  /// 1e-9 in ⁻v makes that w ≈ ±1e-9; below −1e-10 the warm-started basis is abandoned for
+  /// another three feet (an O(1) torque jump, digest §10 item 11).
+  solvers::lcp::PpmParameters ppm{.tolerance = 1e-8};
   solvers::qp::ConicQpParameters qp;
 };
 
