@@ -271,7 +271,7 @@ void IdSolver::Impl::setup(const IdProblem& problem, IdResults& results) {
   fN.setZero(n);
   fS.setZero(n);
   fT.setZero(n);
-  lambda.resize(0);
+  has_lambda = false;
   results.message.clear();
   results.active_set.clear();
   results.stats = IdStats{};
@@ -391,7 +391,7 @@ void IdSolver::Impl::finish(IdStatus status, bool no_slip, bool complementarity)
   st.slip_residual = slip;
   work_m.noalias() = P.M * r.v_next;
   st.kinetic_energy = 0.5 * r.v_next.dot(work_m);
-  if (lambda.size() == n) {
+  if (has_lambda) {
     r.sliding_speed.setZero(n_all);
     for (int c = 0; c < n; ++c) r.sliding_speed[kept[c]] = lambda[c];
   } else {

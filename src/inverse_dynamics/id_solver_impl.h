@@ -49,7 +49,7 @@ struct ContactBuffers {
   solvers::qp::ConicQpSolver qp1_solver, qp2_solver;
   Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr;
   Eigen::MatrixXd W, RAW, Qfull;
-  Eigen::VectorXd z, g0, stage1_warm;
+  Eigen::VectorXd z, bU, g0, stage1_warm;  ///< bU: Stage I's b_𝒰 (n_b), g0: Stage II's (n_q)
   std::vector<int> stage2_active;  ///< Stage II's last active rows (warm start)
   bool stage2_has_active = false;
   int stage2_dim = -1;
@@ -76,7 +76,10 @@ struct IdSolver::Impl {
   std::vector<int> unactuated;
   Eigen::MatrixXd A, M_UA;
   Eigen::LLT<Eigen::MatrixXd> llt;
-  Eigen::VectorXd b, vstar, vU, iota, fN, fS, fT, lambda, work_m;
+  Eigen::VectorXd b, vstar, vU, iota, work_m;
+  /// Per-contact impulses of the current solve (n each) and LCP,μ's λ (valid when has_lambda).
+  Eigen::VectorXd fN, fS, fT, lambda;
+  bool has_lambda = false;
   std::vector<int> kept;  ///< problem contact index of each kept contact
   std::vector<std::unique_ptr<ContactBuffers>> buffers;  ///< by kept contact count
   ContactBuffers* buf = nullptr;

@@ -75,7 +75,8 @@ IdStatus IdSolver::Impl::lcp_no_slip() {
       if (r > 0) find_indices.solve_in_place(col);
     }
     B.Gamma.noalias() -= B.G * B.Yg;
-    B.Gamma = 0.5 * (B.Gamma + B.Gamma.transpose()).eval();
+    for (int i = 0; i < nb; ++i)  // symmetrize in place (an .eval() temporary would allocate)
+      for (int j = 0; j < i; ++j) B.Gamma(i, j) = B.Gamma(j, i) = 0.5 * (B.Gamma(i, j) + B.Gamma(j, i));
   }
 
   // ---- the LCP
