@@ -194,6 +194,18 @@ ContactBuffers& IdSolver::Impl::buffers_for(int count) {
   return *buffers[count];
 }
 
+void IdSolver::Impl::use_buffers(ContactBuffers* next) {
+  if (swapped == next) return;
+  for (ContactBuffers* B : {swapped, next}) {
+    if (B == nullptr) continue;
+    fN.swap(B->fN);
+    fS.swap(B->fS);
+    fT.swap(B->fT);
+    lambda.swap(B->lambda);
+  }
+  swapped = next;
+}
+
 void IdSolver::Impl::setup(const IdProblem& problem, IdResults& results) {
   p = &problem;
   res = &results;
@@ -246,6 +258,7 @@ void IdSolver::Impl::setup(const IdProblem& problem, IdResults& results) {
     if (problem.phi[i] <= par.max_distance) kept.push_back(i);
   n = static_cast<int>(kept.size());
   buf = &buffers_for(n);
+  use_buffers(buf);
   ContactBuffers& B = *buf;
   B.NU.resize(n, nb);
   B.SU.resize(n, nb);

@@ -40,8 +40,10 @@
 // A (n_b × n_b) per solve.
 //
 // Allocation: nothing is allocated by solve() once a problem with the same (m, n_q, n) has been
-// solved (buffers are kept per contact count), except on the rare fallback paths (Lemke after a
-// failed PPM, the consistency QP, MINDIFF), which say so in their comments.
+// solved (buffers are kept per contact count, so alternating counts is allocation-free too; the
+// caller's IdResults is resized to n: keep one per count, as InverseDynamics does), except on the
+// rare fallback paths (Lemke after a failed PPM, the consistency QP, MINDIFF, a Stage II that
+// fails and writes its message), which say so in their comments.
 #pragma once
 
 #include <memory>
