@@ -157,6 +157,8 @@ IdSolver::IdSolver(IdParameters parameters) : parameters_(parameters) {
   if (!(p.find_indices_tolerance >= 0.0 && p.find_indices_tolerance < 1.0))
     throw std::invalid_argument("IdParameters: find_indices_tolerance must be in [0, 1), got " +
                                 num(p.find_indices_tolerance));
+  if (!(p.slip_tolerance >= 0.0) || !std::isfinite(p.slip_tolerance))
+    throw std::invalid_argument("IdParameters: slip_tolerance must be finite and >= 0, got " + num(p.slip_tolerance));
   if (!(p.max_distance >= 0.0))
     throw std::invalid_argument("IdParameters: max_distance must be >= 0, got " + num(p.max_distance));
   if (p.mindiff_max_variables < 0 || p.mindiff_max_variables > Mindiff::kMaxVariables)
@@ -192,6 +194,18 @@ ContactBuffers& IdSolver::Impl::buffers_for(int count) {
   if (static_cast<int>(buffers.size()) <= count) buffers.resize(count + 1);
   if (!buffers[count]) buffers[count] = std::make_unique<ContactBuffers>();
   return *buffers[count];
+}
+
+void IdSolver::Impl::use_buffers(ContactBuffers* next) {
+  if (swapped == next) return;
+  for (ContactBuffers* B : {swapped, next}) {
+    if (B == nullptr) continue;
+    fN.swap(B->fN);
+    fS.swap(B->fS);
+    fT.swap(B->fT);
+    lambda.swap(B->lambda);
+  }
+  swapped = next;
 }
 
 void IdSolver::Impl::setup(const IdProblem& problem, IdResults& results) {
@@ -246,6 +260,7 @@ void IdSolver::Impl::setup(const IdProblem& problem, IdResults& results) {
     if (problem.phi[i] <= par.max_distance) kept.push_back(i);
   n = static_cast<int>(kept.size());
   buf = &buffers_for(n);
+  use_buffers(buf);
   ContactBuffers& B = *buf;
   B.NU.resize(n, nb);
   B.SU.resize(n, nb);
@@ -271,7 +286,7 @@ void IdSolver::Impl::setup(const IdProblem& problem, IdResults& results) {
   fN.setZero(n);
   fS.setZero(n);
   fT.setZero(n);
-  lambda.resize(0);
+  has_lambda = false;
   results.message.clear();
   results.active_set.clear();
   results.stats = IdStats{};
@@ -399,7 +414,7 @@ void IdSolver::Impl::finish(IdStatus status, bool no_slip, bool complementarity)
   st.slip_residual = slip;
   work_m.noalias() = P.M * r.v_next;
   st.kinetic_energy = 0.5 * r.v_next.dot(work_m);
-  if (lambda.size() == n) {
+  if (has_lambda) {
     r.sliding_speed.setZero(n_all);
     for (int c = 0; c < n; ++c) r.sliding_speed[kept[c]] = lambda[c];
   } else {

@@ -49,7 +49,7 @@ struct ContactBuffers {
   solvers::qp::ConicQpSolver qp1_solver, qp2_solver;
   Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr;
   Eigen::MatrixXd W, RAW, Qfull;
-  Eigen::VectorXd z, g0, stage1_warm;
+  Eigen::VectorXd z, bU, g0, stage1_warm;  ///< bU: Stage I's b_𝒰 (n_b), g0: Stage II's (n_q)
   std::vector<int> stage1_active, stage2_active;  ///< last active rows of Stage I / II (warm start)
   bool stage1_has_active = false;
   int stage1_dim = -1;
@@ -66,6 +66,9 @@ struct ContactBuffers {
   bool has_prev = false;
   Mindiff mindiff;
   MindiffResults mindiff_results;
+  /// Storage of IdSolver::Impl's fN, fS, fT, lambda for this contact count while another count
+  /// is being solved (Impl::use_buffers swaps it in and out: no reallocation when n changes).
+  Eigen::VectorXd fN, fS, fT, lambda;
 };
 
 struct IdSolver::Impl {
@@ -79,7 +82,11 @@ struct IdSolver::Impl {
   std::vector<int> unactuated;
   Eigen::MatrixXd A, M_UA;
   Eigen::LLT<Eigen::MatrixXd> llt;
-  Eigen::VectorXd b, vstar, vU, iota, fN, fS, fT, lambda, work_m;
+  Eigen::VectorXd b, vstar, vU, iota, work_m;
+  /// Per-contact impulses of the current solve (n each) and LCP,μ's λ (valid when has_lambda).
+  /// Their storage belongs to the current ContactBuffers (swapped in by use_buffers).
+  Eigen::VectorXd fN, fS, fT, lambda;
+  bool has_lambda = false;
   std::vector<int> kept;  ///< problem contact index of each kept contact
   std::vector<std::unique_ptr<ContactBuffers>> buffers;  ///< by kept contact count
   ContactBuffers* buf = nullptr;
@@ -97,6 +104,10 @@ struct IdSolver::Impl {
 
   // id_solver.cc
   ContactBuffers& buffers_for(int count);
+  /// Makes `next` the current buffers: fN, fS, fT, lambda are swapped back into the previous
+  /// buffers and the storage of `next` swapped in (pointer swaps, no allocation).
+  void use_buffers(ContactBuffers* next);
+  ContactBuffers* swapped = nullptr;  ///< whose fN, fS, fT, lambda storage is swapped in
   void setup(const IdProblem& problem, IdResults& results);
   /// ⁺v_𝒰 = v*_𝒰 + A⁻¹ (N_𝒰ᵀ f_N + S_𝒰ᵀ f_S + T_𝒰ᵀ f_T) from fN, fS, fT into vU.
   void velocity_from_impulses();

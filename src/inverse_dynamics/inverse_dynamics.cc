@@ -47,6 +47,8 @@ InverseDynamics::InverseDynamics(const multibody::Model& model, std::vector<int>
   }
   external_.setZero(model.nv());
   damping_ = model.damping();
+  per_count_.push_back(std::make_unique<PerCount>());
+  current_ = per_count_[0].get();
 }
 
 void InverseDynamics::set_external_forces(const Eigen::VectorXd& f) {
@@ -70,21 +72,25 @@ void InverseDynamics::prepare(const Eigen::VectorXd& q, const Eigen::VectorXd& v
   if (!(dt > 0.0) || !std::isfinite(dt))
     throw std::invalid_argument("InverseDynamics: the time step dt must be > 0 and finite, got " + std::to_string(dt));
   const int m = model.nv();
-  if (problem_.num_velocities() != m || problem_.num_actuated() != nq || problem_.num_contacts() != num_contacts)
-    problem_.resize(m, nq, num_contacts);
-  problem_.actuated = actuated_;
-  problem_.time_step = dt;
-  problem_.M = multibody::crba(model, ws_, q);
+  if (static_cast<int>(per_count_.size()) <= num_contacts) per_count_.resize(num_contacts + 1);
+  if (!per_count_[num_contacts]) per_count_[num_contacts] = std::make_unique<PerCount>();
+  current_ = per_count_[num_contacts].get();
+  IdProblem& problem = current_->problem;
+  if (problem.num_velocities() != m || problem.num_actuated() != nq || problem.num_contacts() != num_contacts)
+    problem.resize(m, nq, num_contacts);
+  problem.actuated = actuated_;
+  problem.time_step = dt;
+  problem.M = multibody::crba(model, ws_, q);
   // f_ext = −(C v + ∂V/∂q) − D v + external
-  problem_.f_ext = multibody::bias_forces(model, ws_, q, v);
-  problem_.f_ext *= -1.0;
-  problem_.f_ext -= damping_.cwiseProduct(v);
-  problem_.f_ext += external_;
-  problem_.v = v;
-  for (int j = 0; j < nq; ++j) problem_.qdot_des[j] = v[actuated_[j]] + dt * qdd_des[j];
-  problem_.N.setZero();
-  problem_.S.setZero();
-  problem_.T.setZero();
+  problem.f_ext = multibody::bias_forces(model, ws_, q, v);
+  problem.f_ext *= -1.0;
+  problem.f_ext -= damping_.cwiseProduct(v);
+  problem.f_ext += external_;
+  problem.v = v;
+  for (int j = 0; j < nq; ++j) problem.qdot_des[j] = v[actuated_[j]] + dt * qdd_des[j];
+  problem.N.setZero();
+  problem.S.setZero();
+  problem.T.setZero();
 }
 
 const IdResults& InverseDynamics::solve(const Eigen::VectorXd& q, const Eigen::VectorXd& v,
@@ -92,6 +98,8 @@ const IdResults& InverseDynamics::solve(const Eigen::VectorXd& q, const Eigen::V
                                         const contact::ContactSet& contacts) {
   const int n = contacts.size();
   prepare(q, v, qdd_des, dt, n);
+  IdProblem& problem = current_->problem;
+  contact::ContactJacobian& jacobian = current_->jacobian;
   for (int i = 0; i < n; ++i) {
     const contact::Contact& c = contacts.contacts[i];
     if (!std::isfinite(c.phi) || !c.p_W.allFinite() || !c.n_W.allFinite() || !c.R_WC.allFinite())
@@ -99,21 +107,21 @@ const IdResults& InverseDynamics::solve(const Eigen::VectorXd& q, const Eigen::V
     if (!(c.material.mu >= 0.0) || !std::isfinite(c.material.mu))
       throw std::invalid_argument("InverseDynamics: contact " + std::to_string(i) + " has friction coefficient mu = " +
                                   std::to_string(c.material.mu) + " (must be finite and >= 0)");
-    problem_.phi[i] = c.phi;
-    problem_.mu[i] = c.material.mu;
+    problem.phi[i] = c.phi;
+    problem.mu[i] = c.material.mu;
   }
   if (n > 0) {
     multibody::forward_kinematics(*model_, ws_, q);
-    contact::contact_jacobian(*model_, ws_, contacts, jacobian_);
-    for (const contact::ContactJacobian::Block& blk : jacobian_.blocks) {
+    contact::contact_jacobian(*model_, ws_, contacts, jacobian);
+    for (const contact::ContactJacobian::Block& blk : jacobian.blocks) {
       const int cols = static_cast<int>(blk.J.cols());
-      problem_.S.row(blk.contact).segment(blk.v_start, cols) += blk.J.row(0);
-      problem_.T.row(blk.contact).segment(blk.v_start, cols) += blk.J.row(1);
-      problem_.N.row(blk.contact).segment(blk.v_start, cols) += blk.J.row(2);
+      problem.S.row(blk.contact).segment(blk.v_start, cols) += blk.J.row(0);
+      problem.T.row(blk.contact).segment(blk.v_start, cols) += blk.J.row(1);
+      problem.N.row(blk.contact).segment(blk.v_start, cols) += blk.J.row(2);
     }
   }
-  solver_.solve(problem_, results_);
-  return results_;
+  solver_.solve(problem, current_->results);
+  return current_->results;
 }
 
 const IdResults& InverseDynamics::solve(const Eigen::VectorXd& q, const Eigen::VectorXd& v,
@@ -123,20 +131,21 @@ const IdResults& InverseDynamics::solve(const Eigen::VectorXd& q, const Eigen::V
     throw std::invalid_argument("InverseDynamics: the constraint set has n_v = " + std::to_string(set.nv) +
                                 " but the model has " + std::to_string(model_->nv()));
   prepare(q, v, qdd_des, set.time_step, n);
+  IdProblem& problem = current_->problem;
   for (int i = 0; i < n; ++i) {
     const constraints::ContactConstraint& c = set.contacts[i];
-    problem_.phi[i] = c.phi0;
-    problem_.mu[i] = c.material.mu;
+    problem.phi[i] = c.phi0;
+    problem.mu[i] = c.material.mu;
     for (int b = 0; b < c.num_blocks; ++b) {
       const constraints::TreeBlock& blk = c.blocks[b];
       const int cols = static_cast<int>(blk.J.cols());
-      problem_.S.row(i).segment(blk.v_start, cols) += blk.J.row(0);
-      problem_.T.row(i).segment(blk.v_start, cols) += blk.J.row(1);
-      problem_.N.row(i).segment(blk.v_start, cols) += blk.J.row(2);
+      problem.S.row(i).segment(blk.v_start, cols) += blk.J.row(0);
+      problem.T.row(i).segment(blk.v_start, cols) += blk.J.row(1);
+      problem.N.row(i).segment(blk.v_start, cols) += blk.J.row(2);
     }
   }
-  solver_.solve(problem_, results_);
-  return results_;
+  solver_.solve(problem, current_->results);
+  return current_->results;
 }
 
 }  // namespace coulomb::inverse_dynamics

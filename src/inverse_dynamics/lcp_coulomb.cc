@@ -126,6 +126,7 @@ IdStatus IdSolver::Impl::lcp_coulomb() {
   B.z = B.lemke.z.head(nz);
   polygon_to_frame(B.z);
   lambda.setZero(n);
+  has_lambda = true;
   for (int c = 0, l = nz; c < n; ++c)
     if (B.friction_offset[c] >= 0) lambda[c] = B.lemke.z[l++];
   velocity_from_impulses();

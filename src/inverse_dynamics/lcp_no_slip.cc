@@ -13,8 +13,9 @@
 // solved by the modified PPM (Alg. 2, ppm.h) warm-started from the previous B̄ (§4.6), Lemke
 // on the dense LCP if the PPM fails. Then f_X = −Y (c_X + Gᵀ N_𝒰ᵀ f_N) and ⁺v.
 // Consistency (§4.5): the request is inconsistent when the LCP has no solution or a dropped
-// no-slip row is violated (the rows are dependent but their right-hand sides are not: App. E
-// assumes consistent data); the consistency QP then gives the closest feasible motion.
+// no-slip row is violated by more than slip_tolerance (the rows are dependent but their
+// right-hand sides are not: App. E assumes consistent data, which a measured ⁻v never is
+// exactly); the consistency QP then gives the closest feasible motion.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -74,7 +75,8 @@ IdStatus IdSolver::Impl::lcp_no_slip() {
       if (r > 0) find_indices.solve_in_place(col);
     }
     B.Gamma.noalias() -= B.G * B.Yg;
-    B.Gamma = 0.5 * (B.Gamma + B.Gamma.transpose()).eval();
+    for (int i = 0; i < nb; ++i)  // symmetrize in place (an .eval() temporary would allocate)
+      for (int j = 0; j < i; ++j) B.Gamma(i, j) = B.Gamma(j, i) = 0.5 * (B.Gamma(i, j) + B.Gamma(j, i));
   }
 
   // ---- the LCP
@@ -123,7 +125,8 @@ IdStatus IdSolver::Impl::lcp_no_slip() {
       }
     }
     velocity_from_impulses();
-    // Every no-slip row, kept or dropped, must hold (App. E needs consistent right-hand sides).
+    // Every no-slip row, kept or dropped, must hold (App. E needs consistent right-hand sides),
+    // up to slip_tolerance (noise in ⁻v makes the dropped rows slip by the noise's size).
     B.dv.resize(nb);
     for (int i = 0; i < nb; ++i) B.dv[i] = vU[i] - vstar[unactuated[i]];
     double slip = 0.0, vscale = 1.0;
@@ -133,7 +136,7 @@ IdStatus IdSolver::Impl::lcp_no_slip() {
       slip = std::max({slip, std::abs(s), std::abs(t)});
       vscale = std::max({vscale, std::abs(B.cS[c]), std::abs(B.cT[c])});
     }
-    if (slip <= 1e-9 * vscale) {
+    if (slip <= std::max(par.slip_tolerance, 1e-9 * vscale)) {
       if (nb > 0) {
         if (B.ppm_result.ok()) {
           warm = B.ppm_result.non_basic;

@@ -95,9 +95,9 @@ IdStatus IdSolver::Impl::qp_two_stage() {
     // touching contact without load is active with a zero multiplier). Scaled to O(1):
     // ẑ = z / s_z with s_z the size of the free momentum, the objective divided by
     // s_z² · max diag(BᵀB), each non-penetration row by its largest coefficient.
-    B.g0.resize(nb);
-    for (int i = 0; i < nb; ++i) B.g0[i] = b[unactuated[i]];
-    const double sz = std::max(B.g0.cwiseAbs().maxCoeff(), 1e-12);
+    B.bU.resize(nb);
+    for (int i = 0; i < nb; ++i) B.bU[i] = b[unactuated[i]];
+    const double sz = std::max(B.bU.cwiseAbs().maxCoeff(), 1e-12);
     const int L = nz + nf + n;
     B.Q.resize(L, L);
     B.Q.setZero();
@@ -106,8 +106,8 @@ IdStatus IdSolver::Impl::qp_two_stage() {
     const double ps = std::max(H.diagonal().maxCoeff(), 1e-300);
     H /= ps;
     B.r.resize(L);
-    llt.matrixL().solveInPlace(B.g0);  // L⁻¹ b_𝒰: q = R_𝒰 A⁻¹ b_𝒰 = Bᵀ L⁻¹ b_𝒰
-    B.r.head(nz).noalias() = B.B.transpose() * B.g0;
+    llt.matrixL().solveInPlace(B.bU);  // L⁻¹ b_𝒰: q = R_𝒰 A⁻¹ b_𝒰 = Bᵀ L⁻¹ b_𝒰
+    B.r.head(nz).noalias() = B.B.transpose() * B.bU;
     B.r.head(nz) /= sz * ps;
     // Rows G ẑ ≥ h, stored in Q's bottom-left block (and −Gᵀ top-right).
     auto G = B.Q.bottomLeftCorner(nf + n, nz);

@@ -12,12 +12,19 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
+#include <Eigen/Dense>
+
+#include "coulomb/contact/contact_jacobian.h"
+#include "coulomb/inverse_dynamics/inverse_dynamics.h"
 #include "coulomb/io/scene_loader.h"
+#include "coulomb/multibody/forward_kinematics.h"
 #include "coulomb/multibody/rnea.h"
 #include "coulomb/simulation/simulator.h"
 #include "coulomb/solvers/lcp/lemke.h"
 #include "coulomb/solvers/lcp/ppm.h"
+#include "inverse_dynamics/id_test_util.h"
 
 extern "C" {
 void* __libc_malloc(std::size_t size);
@@ -278,3 +285,97 @@ TEST(AllocationTest, LemkeAndModifiedPpmAllocateNothingAfterWarmUp) {
 
 }  // namespace
 }  // namespace coulomb::solvers::lcp
+
+namespace coulomb::inverse_dynamics {
+namespace {
+
+using simulation::AllocationCounter;
+
+// InverseDynamics on the A1 standing (tests/inverse_dynamics/id_test_util.h), every formulation:
+// after warm-up solves with 4, then 2, then 4 contacts (the solver keeps its buffers per contact
+// count, InverseDynamics its problem, results and contact Jacobian), 60 further solves with
+// slightly different ⁻v — switching 4 → 2 → 4 contacts again — allocate nothing: CRBA, the bias
+// forces, the contact Jacobian, FIND-INDICES, the modified PPM, Lemke, Stage II's active-set warm
+// start and, when the active set changed, its interior point and polishing.
+// The velocities differ by motions that keep the four feet in place (1e-3 m/s, plus 1e-9 noise):
+// a ⁻v that makes the feet slip relative to each other is an inconsistent no-slip request, which
+// LCP,∞ answers with the §4.5 consistency QP, a fallback that allocates by design
+// (consistency_qp.cc: the SVD, the QP). Measured and printed, not asserted: that case, and
+// feet-fixed motions of 1e-2 m/s, under which Stage II's interior point sometimes stops short of
+// its tolerance and polishing does not recover, so Stage I's impulses are kept (the message
+// string of that outcome allocates; docs/inverse-dynamics-forward-check.md).
+TEST(AllocationTest, InverseDynamicsSolvesAllocateNothingAfterWarmUp) {
+  testing::A1Stance stance;
+  stance.touch();
+  const multibody::Model& model = stance.scene.model;
+  ASSERT_EQ(stance.contacts.size(), 4);
+  contact::ContactSet two;  // feet 0 and 3 of the four
+  two.contacts = {stance.contacts.contacts[0], stance.contacts.contacts[3]};
+  // Velocities that keep the four feet in place: the null space of their Jacobian (18 × 6).
+  multibody::Workspace ws(model);
+  multibody::forward_kinematics(model, ws, stance.scene.q0);
+  contact::ContactJacobian J;
+  contact::contact_jacobian(model, ws, stance.contacts, J);
+  const Eigen::MatrixXd Z = Eigen::FullPivLU<Eigen::MatrixXd>(J.dense()).kernel();
+  ASSERT_EQ(Z.cols(), 6);
+  std::mt19937 rng(3);
+  std::normal_distribution<double> g;
+  auto feet_fixed_velocity = [&](double size) {
+    Eigen::VectorXd v = Z * Eigen::VectorXd::NullaryExpr(Z.cols(), [&] { return size * g(rng); });
+    for (int i = 0; i < v.size(); ++i) v[i] += 1e-9 * g(rng);
+    return v;
+  };
+  const Eigen::VectorXd qdd = Eigen::VectorXd::Zero(12);
+  const int kSolves = 20;  // per contact set: 4, 2, 4 contacts
+  for (Formulation f : {Formulation::kLcpNoSlip, Formulation::kLcpCoulomb, Formulation::kQpCoulomb,
+                        Formulation::kQpNoSlip}) {
+    IdParameters p;
+    p.formulation = f;
+    InverseDynamics id(model, joint_dofs(model), p);
+    auto sequence = [&](double size, int& not_solved, int& messages) {
+      std::vector<Eigen::VectorXd> v;
+      for (int k = 0; k < 3 * kSolves; ++k) v.push_back(feet_fixed_velocity(size));
+      AllocationCounter counter;
+      for (int k = 0; k < 3 * kSolves; ++k) {
+        const IdResults& r = id.solve(stance.scene.q0, v[k], qdd, 1e-3, k / kSolves == 1 ? two : stance.contacts);
+        not_solved += r.status != IdStatus::kSolved;
+        messages += !r.message.empty();
+      }
+      return counter.count();
+    };
+    // Warm-up: 4, 2, 4 contacts.
+    for (const contact::ContactSet* set : {&stance.contacts, &two, &stance.contacts})
+      for (int k = 0; k < 3; ++k) id.solve(stance.scene.q0, feet_fixed_velocity(1e-3), qdd, 1e-3, *set);
+    int not_solved = 0, messages = 0;
+    const long allocations = sequence(1e-3, not_solved, messages);
+    // Reported: larger velocity changes.
+    int not_solved_large = 0, messages_large = 0;
+    const long allocations_large = sequence(1e-2, not_solved_large, messages_large);
+    // Reported: inconsistent no-slip requests (LCP,∞): ⁻v with the feet slipping at ~1e-3 m/s.
+    long inconsistent_allocations = 0;
+    int inconsistent = 0;
+    if (f == Formulation::kLcpNoSlip) {
+      std::vector<Eigen::VectorXd> random;
+      for (int k = 0; k < 5; ++k) random.push_back(Eigen::VectorXd::NullaryExpr(18, [&] { return 1e-3 * g(rng); }));
+      id.solve(stance.scene.q0, random[0], qdd, 1e-3, stance.contacts);
+      AllocationCounter counter;
+      for (const Eigen::VectorXd& v : random)
+        inconsistent += id.solve(stance.scene.q0, v, qdd, 1e-3, stance.contacts).status == IdStatus::kInconsistent;
+      inconsistent_allocations = counter.count();
+    }
+    std::printf("[ measured ] InverseDynamics %-11s: %ld allocations in %d solves (4, 2, 4 contacts, feet-fixed "
+                "motions of 1e-3 m/s) after warm-up; with 1e-2 m/s: %ld allocations, %d solves with a message",
+                to_string(f), allocations, 3 * kSolves, allocations_large, messages_large);
+    if (f == Formulation::kLcpNoSlip)
+      std::printf("; inconsistent requests: %ld allocations in 5 solves (%d answered by the consistency QP)",
+                  inconsistent_allocations, inconsistent);
+    std::printf("\n");
+    EXPECT_EQ(allocations, 0) << to_string(f);
+    EXPECT_EQ(not_solved, 0) << to_string(f);
+    EXPECT_EQ(messages, 0) << to_string(f);
+    EXPECT_EQ(not_solved_large, 0) << to_string(f);
+  }
+}
+
+}  // namespace
+}  // namespace coulomb::inverse_dynamics

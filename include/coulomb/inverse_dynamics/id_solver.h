@@ -40,8 +40,10 @@
 // A (n_b × n_b) per solve.
 //
 // Allocation: nothing is allocated by solve() once a problem with the same (m, n_q, n) has been
-// solved (buffers are kept per contact count), except on the rare fallback paths (Lemke after a
-// failed PPM, the consistency QP, MINDIFF), which say so in their comments.
+// solved (buffers are kept per contact count, so alternating counts is allocation-free too; the
+// caller's IdResults is resized to n: keep one per count, as InverseDynamics does), except on the
+// rare fallback paths (Lemke after a failed PPM, the consistency QP, MINDIFF, a Stage II that
+// fails and writes its message), which say so in their comments.
 #pragma once
 
 #include <memory>
@@ -89,6 +91,16 @@ struct IdParameters {
   /// LCP,∞: answer an inconsistent request with the §4.5 consistency QP (status kInconsistent)
   /// instead of failing (status kInfeasible).
   bool consistency_qp = true;
+  /// LCP,∞: the largest slip [m/s] of the no-slip rows FIND-INDICES dropped that still counts as
+  /// consistent (kSolved, the LCP's solution kept). The dropped rows hold exactly only when
+  /// q̇_des and ⁻v are exactly consistent with the contacts staying put (App. E); a measured
+  /// state never is: 1e-9 noise on ⁻v makes them slip at ~1e-9 m/s, and a simulator's
+  /// regularized friction at ~1e-5 m/s. Below this tolerance the warm-started LCP solution is
+  /// returned (slip_residual reports the slip); above it, the request is inconsistent (the
+  /// consistency QP: a different, unwarmed solution, so a tolerance at the noise level makes
+  /// the torques chatter). Genuinely inconsistent requests (legs splaying) slip at ~Δt q̈ l,
+  /// 1e-3 m/s and more.
+  double slip_tolerance = 1e-6;
   /// LCP,μ: choose the LCP solution nearest the previous [⁺v; ι] by enumerating every basis
   /// (Alg. 3, MINDIFF; 2^((k+2) n) leaves) when (k + 2) n ≤ mindiff_max_variables; Lemke
   /// otherwise.
@@ -101,7 +113,12 @@ struct IdParameters {
   /// push on separated contacts (digest §10.9, the Fig. 3 artifact); keep it small.
   double max_distance = 1e-2;
   solvers::lcp::LemkeParameters lemke;
-  solvers::lcp::PpmParameters ppm;
+  /// LCP,∞'s modified PPM. Its tolerance (a z or w counts as negative below −tolerance ·
+  /// max(1, ‖r‖∞), here m/s) is 1e-8 rather than the solver's 1e-10: the four-foot stance is
+  /// degenerate (rank(N Γ_X Nᵀ) = 3, the unloaded fourth foot has w = 0 exactly), and noise of
+  /// 1e-9 in ⁻v makes that w ≈ ±1e-9; below −1e-10 the warm-started basis is abandoned for
+  /// another three feet (an O(1) torque jump, digest §10 item 11).
+  solvers::lcp::PpmParameters ppm{.tolerance = 1e-8};
   solvers::qp::ConicQpParameters qp;
 };
 

@@ -8,9 +8,12 @@
 //
 // The contact frame convention is contact::ContactSet's: rows [t1, t2, n] of R_WC, the normal
 // from body A into body B; the impulses are those body B receives (A receives their opposite).
-// Nothing is allocated once a solve with the same contact count has been done.
+// Nothing is allocated once a solve with the same contact count has been done: the problem, the
+// results and the contact Jacobian are kept per contact count, so a gait cycling through 4, 2, 4
+// contacts is allocation-free once each count has been solved (tests/simulation/allocation_test.cc).
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include <Eigen/Core>
@@ -64,9 +67,9 @@ class InverseDynamics {
   const IdResults& solve(const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& qdd_des,
                          const constraints::ConstraintSet& set);
 
-  const IdResults& results() const { return results_; }
+  const IdResults& results() const { return current_->results; }
   /// The problem of the last solve (for inspection and tests).
-  const IdProblem& problem() const { return problem_; }
+  const IdProblem& problem() const { return current_->problem; }
   /// Forgets warm starts.
   void reset() { solver_.reset(); }
 
@@ -78,11 +81,17 @@ class InverseDynamics {
   std::vector<int> actuated_;
   IdSolver solver_;
   multibody::Workspace ws_;
-  IdProblem problem_;
-  IdResults results_;
   Eigen::VectorXd external_;
   Eigen::VectorXd damping_;
-  contact::ContactJacobian jacobian_;
+  /// Everything sized by the contact count n, one set per n seen (Eigen's resize reallocates on
+  /// every size change, so one shared set would allocate whenever n changes).
+  struct PerCount {
+    IdProblem problem;
+    IdResults results;
+    contact::ContactJacobian jacobian;
+  };
+  std::vector<std::unique_ptr<PerCount>> per_count_;
+  PerCount* current_ = nullptr;  ///< the set of the last solve (n = 0 before the first)
 };
 
 }  // namespace coulomb::inverse_dynamics

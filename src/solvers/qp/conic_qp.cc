@@ -226,7 +226,7 @@ const ConicQpResults& ConicQpSolver::solve(const ConicQp& p) {
   r.s.resize(m);
   r.z.resize(m);
   for (Eigen::VectorXd* v : {&rz_, &d_, &t_, &u_, &tmp_, &tmp2_, &ds_, &dz_, &dsa_, &dza_, &lambda_, &wbar_}) v->resize(m);
-  for (Eigen::VectorXd* v : {&rx_, &dx_, &dxa_}) v->resize(n);
+  for (Eigen::VectorXd* v : {&rx_, &dx_, &dxa_, &px_}) v->resize(n);
   w_orthant_.resize(l);
   eta_.resize(num_cones);
   identity(p, e_);
@@ -234,6 +234,7 @@ const ConicQpResults& ConicQpSolver::solve(const ConicQp& p) {
   // solvers/lstable) adds to one diagonal entry of K; a cone block touches only the columns where
   // its rows have nonzeros (3 for a friction cone). The remaining (dense) orthant rows go through
   // one matrix product.
+  active_.reserve(m);  // polish()'s active set never outgrows it
   single_col_.assign(l, -1);
   dense_rows_.clear();
   for (int i = 0; i < l; ++i) {
@@ -302,9 +303,11 @@ const ConicQpResults& ConicQpSolver::solve(const ConicQp& p) {
   K_ = p.P;
   K_.noalias() += p.G.transpose() * p.G;
   if (!factor()) return r;
-  r.x = -p.q + p.G.transpose() * p.h;
+  rx_.noalias() = p.G.transpose() * p.h;  // products into scratch: no temporaries (allocation-free)
+  r.x = -p.q + rx_;
   llt_.solveInPlace(r.x);
-  r.s = p.h - p.G * r.x;
+  rz_.noalias() = p.G * r.x;
+  r.s = p.h - rz_;
   r.z = -r.s;
   if (m > 0) {
     const double as = depth_outside(p, r.s);
@@ -314,12 +317,13 @@ const ConicQpResults& ConicQpSolver::solve(const ConicQp& p) {
   }
 
   for (;; ++r.iterations) {
-    rx_.noalias() = p.P * r.x + p.q;
+    px_.noalias() = p.P * r.x;  // P x into scratch (P x + q as one expression allocated a temporary)
+    rx_ = px_ + p.q;
     rx_.noalias() += p.G.transpose() * r.z;
     rz_.noalias() = p.G * r.x;
     rz_ += r.s - p.h;
     r.gap = m > 0 ? r.s.dot(r.z) : 0.0;
-    r.objective = 0.5 * r.x.dot(p.P * r.x) + p.q.dot(r.x);
+    r.objective = 0.5 * r.x.dot(px_) + p.q.dot(r.x);
     r.dual_residual = rx_.norm() / q_scale;
     r.primal_residual = m > 0 ? rz_.norm() / h_scale : 0.0;
     const double tol = parameters_.tolerance;
@@ -554,7 +558,8 @@ bool ConicQpSolver::solve_on_active(const ConicQp& p, double tolerance, double z
     }
   }
   const int na = static_cast<int>(active_.size());
-  const double objective = 0.5 * polish_x_.dot(p.P * polish_x_) + p.q.dot(polish_x_);
+  px_.noalias() = p.P * polish_x_;
+  const double objective = 0.5 * polish_x_.dot(px_) + p.q.dot(polish_x_);
   r.x = polish_x_;
   r.s = polish_s_.cwiseMax(0.0);
   r.z.setZero();

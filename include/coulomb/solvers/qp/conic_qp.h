@@ -156,6 +156,7 @@ class ConicQpSolver {
   Eigen::MatrixXd block_;
   Eigen::VectorXd rx_, rz_, d_, t_, u_, tmp_, tmp2_, dx_, ds_, dz_, dxa_, dsa_, dza_, e_;
   Eigen::VectorXd best_x_, best_s_, best_z_;  // the best iterate (see solve())
+  Eigen::VectorXd px_;                        // P x (n), for the objective
   std::array<double, 4> best_residuals_{};    // its dual, primal residual, gap, objective
   // polish() workspace
   Eigen::MatrixXd kkt_;
