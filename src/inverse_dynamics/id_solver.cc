@@ -147,8 +147,8 @@ IdSolver::Impl::Impl(const IdParameters& parameters)
   }
 }
 
-IdSolver::IdSolver(IdParameters parameters) : parameters_(parameters) {
-  const IdParameters& p = parameters_;
+IdSolver::IdSolver(IdParameters parameters) {
+  const IdParameters& p = parameters;
   if (p.friction_edges < 3)
     throw std::invalid_argument("IdParameters: friction_edges must be >= 3, got " + std::to_string(p.friction_edges));
   if (!(p.stage_two_regularization >= 0.0) || !std::isfinite(p.stage_two_regularization))
@@ -165,17 +165,14 @@ IdSolver::IdSolver(IdParameters parameters) : parameters_(parameters) {
     throw std::invalid_argument("IdParameters: mindiff_max_variables must be in [0, " +
                                 std::to_string(Mindiff::kMaxVariables) + "], got " +
                                 std::to_string(p.mindiff_max_variables));
-  impl_ = std::make_unique<Impl>(parameters_);
+  impl_ = std::make_unique<Impl>(parameters);
 }
 
 IdSolver::~IdSolver() = default;
-IdSolver::IdSolver(IdSolver&& other) noexcept
-    : parameters_(std::move(other.parameters_)), impl_(std::move(other.impl_)) {}
-IdSolver& IdSolver::operator=(IdSolver&& other) noexcept {
-  parameters_ = std::move(other.parameters_);
-  impl_ = std::move(other.impl_);
-  return *this;
-}
+IdSolver::IdSolver(IdSolver&&) noexcept = default;
+IdSolver& IdSolver::operator=(IdSolver&&) noexcept = default;
+
+const IdParameters& IdSolver::parameters() const { return impl_->par; }
 
 void IdSolver::reset() {
   impl_->warm.clear();
@@ -445,7 +442,7 @@ void IdSolver::solve(const IdProblem& problem, IdResults& results) {
   if (s.n == 0) {
     // ⁺v = v*: plain inverse dynamics (digest §10.1); setup() left v*_𝒰 in vU.
   } else {
-    switch (parameters_.formulation) {
+    switch (s.par.formulation) {
       case Formulation::kLcpNoSlip:
         status = s.lcp_no_slip();
         no_slip = true;

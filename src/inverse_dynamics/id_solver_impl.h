@@ -74,7 +74,7 @@ struct ContactBuffers {
 struct IdSolver::Impl {
   explicit Impl(const IdParameters& parameters);
 
-  const IdParameters par;  // a copy: IdSolver may be moved
+  const IdParameters par;  ///< the solver's parameters (IdSolver::parameters() returns these)
   // Set by setup() for the current problem.
   const IdProblem* p = nullptr;
   int m = 0, nq = 0, nb = 0, n = 0, k = 4;

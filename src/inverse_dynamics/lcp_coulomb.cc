@@ -107,7 +107,7 @@ IdStatus IdSolver::Impl::lcp_coulomb() {
   } else {
     lemke.solve(B.Q, B.r, B.lemke);
     st.solver_iterations = B.lemke.pivots;
-    ok = B.lemke.status == solvers::lcp::LemkeStatus::kSolved || B.lemke.status == solvers::lcp::LemkeStatus::kTrivial;
+    ok = B.lemke.ok();
   }
   if (!ok) {
     res->message = std::string("the Coulomb LCP (") + std::to_string(L) + " variables) was not solved: Lemke " +

@@ -104,8 +104,7 @@ IdStatus IdSolver::Impl::lcp_no_slip() {
       B.rlcp.noalias() += B.NU * B.vss;
       lemke.solve(B.Qlcp, B.rlcp, B.lemke);
       st.solver_iterations += B.lemke.pivots;
-      if (B.lemke.status == solvers::lcp::LemkeStatus::kSolved ||
-          B.lemke.status == solvers::lcp::LemkeStatus::kTrivial) {
+      if (B.lemke.ok()) {
         fN = B.lemke.z;
         lcp_solved = true;
       }

@@ -156,18 +156,17 @@ IdStatus IdSolver::Impl::qp_two_stage() {
       lemke.solve(B.Q, B.r, B.lemke, warm ? &B.stage1_warm : nullptr);
       st.solver_iterations = B.lemke.pivots;
       st.warm_started = B.lemke.warm_started;
-      const bool ok = B.lemke.status == solvers::lcp::LemkeStatus::kSolved ||
-                      B.lemke.status == solvers::lcp::LemkeStatus::kTrivial;
-      if (ok) {
+      if (B.lemke.ok()) {
         B.stage1_warm = B.lemke.z;
         B.z = sz * B.lemke.z.head(nz);
         // Its active rows: ẑ_i = 0, and constraint rows with zero slack w.
         B.stage1_active.clear();
         const double atol = 1e-12 * std::max(1.0, B.lemke.z.cwiseAbs().maxCoeff());
+        const double wtol = atol * std::max(1.0, B.r.tail(nf + n).cwiseAbs().maxCoeff());
         for (int i = 0; i < nz; ++i)
           if (B.lemke.z[i] <= atol) B.stage1_active.push_back(i);
         for (int i = nz; i < L; ++i)
-          if (B.lemke.w[i] <= atol * std::max(1.0, B.r.tail(nf + n).cwiseAbs().maxCoeff())) B.stage1_active.push_back(i);
+          if (B.lemke.w[i] <= wtol) B.stage1_active.push_back(i);
         B.stage1_has_active = true;
         B.stage1_dim = nz;
       } else {
@@ -200,7 +199,6 @@ IdStatus IdSolver::Impl::qp_two_stage() {
   }
 
   // ---- Stage II
-  IdStatus status = IdStatus::kSolved;
   if (par.stage_two && nq > 0) {
     // W: orthonormal basis of ker(R_𝒰ᵀ) ⊂ ℝ^{n_z}.
     int rank = 0;
@@ -320,7 +318,7 @@ IdStatus IdSolver::Impl::qp_two_stage() {
   }
   polygon_to_frame(B.z);
   velocity_from_impulses();
-  return status;
+  return IdStatus::kSolved;
 }
 
 }  // namespace coulomb::inverse_dynamics

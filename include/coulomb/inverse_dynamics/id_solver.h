@@ -218,7 +218,7 @@ class IdSolver {
   IdSolver(IdSolver&&) noexcept;
   IdSolver& operator=(IdSolver&&) noexcept;
 
-  const IdParameters& parameters() const { return parameters_; }
+  const IdParameters& parameters() const;
 
   /// Solves `problem` into `results` (sized here; reuse one IdResults to stay allocation-free).
   /// Throws std::invalid_argument from IdProblem::validate() and when the unactuated block M_UU
@@ -230,7 +230,6 @@ class IdSolver {
 
  private:
   struct Impl;
-  IdParameters parameters_;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -91,6 +91,8 @@ struct LemkeResults {
   int pivots = 0;
   bool warm_started = false;  ///< true if the warm start's basis was accepted
   double complementarity_residual = 0.0;  ///< ‖min(z, w)‖∞ (absolute), on the original problem
+  /// A solution was returned (kSolved or kTrivial).
+  bool ok() const { return status == LemkeStatus::kSolved || status == LemkeStatus::kTrivial; }
   /// ε of the regularized retry whose solution is returned (z solves (Q + εI, r)); 0 if none.
   double regularization = 0.0;
 };
