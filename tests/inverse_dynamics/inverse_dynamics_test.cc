@@ -246,5 +246,34 @@ TEST(InverseDynamicsTest, MovedSolverKeepsItsParameters) {
   EXPECT_LE((r.tau - tau).norm(), 1e-12 * tau.norm());
 }
 
+// Outside the paper's scenes: control periods from 1e-4 to 1e-1 s, and a payload of 1000 times
+// the robot's weight pressing on its base (set_external_forces): the four feet must carry
+// (1 + payload) m g Δt exactly, with ⁺v = 0, in every formulation.
+TEST(InverseDynamicsTest, StanceAcrossTimeStepsAndAHeavyPayload) {
+  A1Stance stance;
+  stance.touch();
+  const multibody::Model& model = stance.scene.model;
+  const VectorXd v = VectorXd::Zero(18), a = VectorXd::Zero(12);
+  const double mg = model.total_mass() * 9.81;
+  for (Formulation f : kAll) {
+    for (const double dt : {1e-4, 1e-2, 1e-1}) {
+      for (const double payload : {0.0, 1000.0}) {
+        InverseDynamics id(model, joint_dofs(model), params(f));
+        VectorXd push = VectorXd::Zero(18);
+        push[5] = -payload * mg;  // the base's vz row: a vertical force on the base origin [N]
+        id.set_external_forces(push);
+        const IdResults& r = id.solve(stance.scene.q0, v, a, dt, stance.contacts);
+        ASSERT_EQ(r.status, IdStatus::kSolved) << to_string(f) << " dt " << dt << " payload " << payload << ": "
+                                               << r.message;
+        double fz = 0.0;
+        for (int i = 0; i < 4; ++i) fz += (stance.contacts.contacts[i].R_WC * r.contact_impulses.segment<3>(3 * i)).z();
+        const double expected = (1.0 + payload) * mg * dt;
+        EXPECT_NEAR(fz, expected, 1e-6 * expected) << to_string(f) << " dt " << dt << " payload " << payload;
+        EXPECT_LE(r.v_next.cwiseAbs().maxCoeff(), 1e-8) << to_string(f) << " dt " << dt << " payload " << payload;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace coulomb::inverse_dynamics
