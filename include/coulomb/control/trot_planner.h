@@ -59,8 +59,10 @@ class GaitSchedule {
 
 /// A swing trajectory in the heading frame: from the liftoff point p0 with velocity v0 to the
 /// touchdown point p1 with velocity v1 in time T; x and y as cubic Hermite polynomials, z rising
-/// to max(p0.z, p1.z) + height at mid-swing and landing with zero vertical velocity (two cubic
-/// segments, C¹ at the apex).
+/// from p0.z (vertical velocity v0.z) to max(p0.z, p1.z) + height at mid-swing, with zero
+/// vertical velocity there, and landing at p1.z with vertical velocity v1.z (two cubic segments,
+/// C¹ at the apex; the planner lands with v1.z = 0). The planner's splines have x, y in the
+/// heading frame and z in the world (the foot height above the world origin).
 struct SwingSpline {
   Eigen::Vector3d p0 = Eigen::Vector3d::Zero(), v0 = Eigen::Vector3d::Zero();
   Eigen::Vector3d p1 = Eigen::Vector3d::Zero(), v1 = Eigen::Vector3d::Zero();
@@ -72,7 +74,8 @@ struct SwingSpline {
 
 /// The planar waypoints the base trots through (the paper's {(0,0), (0.25,0), (0,0.25),
 /// (0,−0.25), (−0.25,0)} scaled by `scale`), followed by turning toward the next waypoint and
-/// walking to it at `speed`, with the heading rate and speed limited.
+/// walking to it at `speed`, with the heading rate and speed limited. While walking the yaw rate
+/// is 2 max_yaw_rate / turn_in_place times the heading error, limited to ±max_yaw_rate.
 struct WaypointParameters {
   std::vector<Eigen::Vector2d> waypoints;  ///< world x, y [m]; empty = walk straight at `speed`
   double speed = 0.3;            ///< commanded forward speed [m/s]
@@ -87,14 +90,21 @@ struct WaypointParameters {
 struct TrotPlannerParameters {
   GaitParameters gait;
   WaypointParameters waypoints;
-  /// Desired base height above the terrain under it [m]; ≤ 0: the initial height of the base.
+  /// Desired base height above the terrain under it (the mean terrain height under the nominal
+  /// feet) [m]; ≤ 0: the initial height of the base.
   double base_height = 0.0;
   /// Nominal foot positions in the base frame (x, y) come from the initial configuration; the
-  /// Raibert touchdown offset is v · stance_duration / 2 + raibert_gain · (v − v_des) [s].
+  /// Raibert touchdown point is the nominal one moved by v_des · stance_duration / 2 (on the arc
+  /// of the commanded yaw rate, so that the foot passes the nominal point at mid-stance) plus
+  /// raibert_gain · (v − v_des) [s], v the actual base velocity (the correction is limited to a
+  /// quarter of the nominal leg height).
   double raibert_gain = 0.03;
   /// Acceleration limit of the commanded base velocity [m/s²] (starting and stopping smoothly).
+  /// The yaw rate is limited to the same acceleration at the farthest nominal foot.
   double max_acceleration = 1.0;
-  /// Seconds of standing still (all feet in stance) before the first step.
+  /// Seconds of standing still (all feet in stance) before the first step: the gait runs on
+  /// t − start_delay (state.time). The legs step only while the command or its target is non-zero
+  /// (a robot told to stand keeps all feet down; a swing under way is finished).
   double start_delay = 0.2;
   /// Damped least squares λ of the leg IK [m], its iterations and tolerance on the foot position [m].
   double ik_damping = 1e-4;
@@ -114,6 +124,11 @@ struct LegDescription {
   double foot_radius = 0.0;         ///< [m]
 };
 
+/// The trot planner. Every update re-anchors the desired base (H's origin and heading) to the
+/// actual base's x, y and yaw, at the desired height, so drift does not accumulate; the
+/// reference's v_WB and yaw_rate are the command for the coming step, which is constant in H over
+/// the step (the base moves on an arc). Stance feet move in H by the inverse of that motion, swing
+/// feet along their splines, so the joint reference does not depend on how the base actually moved.
 class TrotPlanner final : public ReferenceGenerator {
  public:
   /// `model` (floating base, must outlive the planner) and the initial configuration q0 (n_q)
@@ -141,8 +156,8 @@ class TrotPlanner final : public ReferenceGenerator {
   double ik_residual() const { return ik_residual_; }
 
   /// Leg IK alone: joint angles (3) of leg `leg` that put its foot frame origin at p_B (base
-  /// frame, m), starting from `guess`; returns the residual [m]. Damped Newton with the frame
-  /// Jacobian. Exposed for tests.
+  /// frame, m), starting from `angles` (in/out); returns the residual [m]. Damped Newton with the frame
+  /// Jacobian. Exposed for tests. Uses the planner's workspace: not concurrently with update().
   double solve_leg_ik(int leg, const Eigen::Vector3d& p_B, Eigen::Vector3d& angles) const;
 
  private:
