@@ -15,7 +15,8 @@
 // Balance (Sugihara & Nakamura 2002-style, folded into q̈_des): a PD wrench on the base (height,
 // roll, pitch, and horizontal velocity toward the reference) realized by virtual *compressive*
 // normal forces at the stance feet (non-negative least squares over the feet in contact), mapped
-// to joint torques τ_b = −J_footᵀ f and to accelerations M_aa⁻¹ τ_b.
+// to joint torques τ_b = −J_footᵀ f and, for the ID controllers, to the accelerations τ_b
+// produces with the feet in contact held (not M_aa⁻¹ τ_b, a free leg's: controllers.cc).
 #pragma once
 
 #include <chrono>
