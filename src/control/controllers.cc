@@ -449,6 +449,22 @@ void TrackingController::update(const simulation::State& state, const simulation
     if (d.speculative) d.world->set_speculative_margins(d.ws, d.dt);
     d.world->update_poses(d.ws);
     contact::gather_contacts(*d.world, d.sim->scene().contact, d.contacts);
+    // Feet the plan has in swing leave the ground in this step: their contacts are left out of
+    // the prediction (as PACER passes only the active end effectors). The QP models have no
+    // complementarity, so a lifting foot kept in the set may be given load it will not carry:
+    // on the A1 at liftoff QP,μ predicted 73 N where the simulator applied 19 N, and the swing
+    // legs, driven by torques computed for that load, did not lift.
+    if (!ref_.stance.empty()) {
+      auto in_swing = [&](int body) {
+        for (size_t f = 0; f < d.foot_body.size() && f < ref_.stance.size(); ++f)
+          if (d.foot_body[f] == body && ref_.stance[f] == 0) return true;
+        return false;
+      };
+      std::vector<contact::Contact>& cs = d.contacts.contacts;
+      cs.erase(std::remove_if(cs.begin(), cs.end(),
+                              [&](const contact::Contact& c) { return in_swing(c.body_a) || in_swing(c.body_b); }),
+               cs.end());
+    }
     d.mark_feet(d.contacts.contacts);
     info_.contacts = d.contacts.size();
   } else {
@@ -529,6 +545,7 @@ void TrackingController::update(const simulation::State& state, const simulation
     }
     info_.predicted_normal_impulse = std::numeric_limits<double>::quiet_NaN();
     info_.id_status = inverse_dynamics::IdStatus::kSolved;
+    info_.id = nullptr;
   } else {
     for (int j = 0; j < na; ++j)
       d.qdd[j] = ref_.vdot[j] + gains.kp_accel * d.e[j] + gains.kd_accel * d.edot[j] + gains.ki_accel * d.integral[j];
@@ -565,13 +582,14 @@ void TrackingController::update(const simulation::State& state, const simulation
       info_.predicted_normal_impulse = std::numeric_limits<double>::quiet_NaN();
     }
     info_.id_status = r->status;
+    info_.id = r;
     // A failed solve's τ is still commanded when finite (status in info); else the previous τ.
     if (r->tau.size() == na && r->tau.allFinite()) d.tau_prev = r->tau;
     info_.tau = d.tau_prev;
     for (int j = 0; j < na; ++j) {
       const int a = d.actuator[j];
-      commands.kp[a] = 0.0;
-      commands.kd[a] = 0.0;
+      commands.kp[a] = gains.id_torque_feedback ? gains.kp : 0.0;
+      commands.kd[a] = gains.id_torque_feedback ? gains.kd : 0.0;
       commands.q_target[a] = ref_.q[j];
       commands.v_target[a] = ref_.v[j];
       commands.actuation[a] = info_.tau[j];

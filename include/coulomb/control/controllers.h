@@ -60,6 +60,9 @@ struct ControlGains {
   double kp = 80.0, kd = 2.0, ki = 0.0;
   // ID controllers' error feedback (acceleration units) [1/s², 1/s, 1/s³].
   double kp_accel = 400.0, kd_accel = 40.0, ki_accel = 0.0;
+  /// ID controllers also apply the PID's torque feedback (kp, kd on θ_des, θ̇_des through the
+  /// simulator's implicit PD) on top of the ID torques.
+  bool id_torque_feedback = false;
   /// Limit of the integral term's state |∫e| [rad·s] (anti wind-up).
   double integral_limit = 0.5;
   // Balance term (floating base only): PD on base height [N/m, N·s/m], roll/pitch
@@ -81,6 +84,9 @@ struct ControllerStepInfo {
   inverse_dynamics::IdStatus id_status = inverse_dynamics::IdStatus::kSolved;
   double wall_time = 0.0;  ///< time spent in update() [s] (reference generation included)
   int contacts = 0;        ///< contacts the controller used (predicted or lagged)
+  /// The inverse-dynamics solve of this update (τ, per-contact impulses, ⁺v; nullptr for PID),
+  /// valid until the next update.
+  const inverse_dynamics::IdResults* id = nullptr;
 };
 
 /// A controller for one robot of a simulator's scene. The reference generator decides what is
