@@ -6,6 +6,7 @@
 // and to close further (at `closing_speed`) when they do not.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,8 @@ struct ArmReferenceParameters {
 /// A ReferenceGenerator for an arm holding a box. Arm joints: θ_des = θ₀ + a sin(2π f (t − t_h))
 /// (after the hold, with a one-period ramp); fingers (prismatic joints whose name contains
 /// "finger"): in contact with the box (last step's contacts), θ̇_des = θ̈_des = 0 and θ_des = θ
-/// (no position error); otherwise θ_des decreases at closing_speed.
+/// (no position error); otherwise θ_des decreases at closing_speed. One flag for all fingers;
+/// before the first step it comes from the contacts at the initial configuration.
 class ArmReference final : public ReferenceGenerator {
  public:
   /// Uses the simulator's scene (its robot's 1-dof joints as the actuated coordinates, the box body
@@ -62,6 +64,7 @@ class ArmReference final : public ReferenceGenerator {
   int box_ = 0;
   double box_mass_ = 0.0;
   bool touching_ = false;
+  double last_time_ = std::numeric_limits<double>::quiet_NaN();  ///< state.time of the last update()
 };
 
 }  // namespace coulomb::control
