@@ -7,6 +7,8 @@
 #                (inverse dynamics against the number of contacts; ID_BENCH_ARGS)
 #   make bench-report  rerun the benchmarks and rewrite docs/benchmarks.md (and docs/fidelity.md)
 #   make fidelity-report  run the analytic checks (coulomb_fidelity) and rewrite docs/fidelity.md
+#   make experiments  deps + build + Zapolsky & Drumwright's controller experiments (coulomb
+#                experiment id-tables): tables and figures in experiments-out/ (EXPERIMENT_ARGS)
 #   make clean   remove ./build
 
 SHELL := /bin/bash
@@ -16,12 +18,14 @@ SHARED_DIR ?= ../shared
 CTEST_JOBS ?= 2
 # coulomb_id_bench's arguments in `make bench` (~160 benchmarks: short runs).
 ID_BENCH_ARGS ?= --benchmark_min_time=0.05
+# Extra arguments of `make experiments` (e.g. --duration 10 --jobs 4).
+EXPERIMENT_ARGS ?=
 
 # The demo: the main job, `coulomb simulate` on the embedded default scene (the project's
 # quadruped standing under PD control with 40 objects dropped around it), outputs in coulomb-out/.
 DEMO_ARGS ?= simulate -o coulomb-out
 
-.PHONY: all deps configure build demo test bench bench-report fidelity-report clean
+.PHONY: all deps configure build demo test bench bench-report fidelity-report experiments clean
 
 all: build
 
@@ -58,6 +62,12 @@ fidelity-report: deps
 	@$(MAKE) --no-print-directory configure
 	cmake --build $(BUILD_DIR) --target coulomb_fidelity
 	bash scripts/fidelity_report.sh $(BUILD_DIR)/bin/coulomb_fidelity docs/fidelity.md
+
+# Every controller on every terrain for 30 simulated seconds (about 20 minutes on 2 cores); nothing
+# is committed: the results stay in experiments-out/ (ignored by git).
+experiments: deps
+	@$(MAKE) --no-print-directory build
+	$(BUILD_DIR)/bin/coulomb experiment id-tables -o experiments-out $(EXPERIMENT_ARGS)
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -53,6 +53,17 @@ Command add_inspect_command(CLI::App& app);
 /// trajectory.csv, steps.csv and stats.json, and unless --no-html replay.html and report.html.
 Command add_simulate_command(CLI::App& app);
 
+/// `coulomb control SCENE.yaml --controller NAME [--terrain NAME] [--duration S] [--seed N] [-o DIR]
+/// [--no-html] [--quiet]`: one of Zapolsky & Drumwright's controllers on the scene's robot (the
+/// A1 trotting, the Panda holding a box) on one of their terrains; writes what simulate writes
+/// plus metrics.json and series.csv. A fall is a result (exit 0).
+Command add_control_command(CLI::App& app);
+
+/// `coulomb experiment id-tables -o DIR [--scene …] [--duration S] [--controllers LIST]
+/// [--terrains LIST] [--jobs N] …`: the paper's experiments (Tables 3–5, Figs. 14–18) in parallel
+/// runs, with tables, run folders and figures.
+Command add_experiment_command(CLI::App& app);
+
 /// `coulomb report DIR`: regenerates DIR/report.html from DIR/steps.csv and DIR/stats.json.
 Command add_report_command(CLI::App& app);
 

@@ -7,6 +7,7 @@
 //      missing argument) or an option's value out of range (cli::UsageError)
 //   3  a result with a caveat, printed in full (simulate: unconverged steps, or --strict and a
 //      warning; id: an inconsistent desired motion, answered by the closest feasible one)
+//      (control: a robot that fell is a measured result, exit 0)
 // Errors are printed to stderr as "coulomb: error: <message>".
 #include <algorithm>
 #include <exception>
@@ -67,7 +68,6 @@ namespace {
 // Subcommands of the architecture (../shared/design/ARCHITECTURE.md, the CLI) that are not built
 // yet, with what they will do.
 const std::vector<std::pair<std::string, std::string>> kPlannedCommands = {
-    {"control", "the quadruped and manipulator controllers built on inverse dynamics"},
     {"bench", "benchmarks against the peers (today: build/bin/coulomb_bench, make bench)"},
     {"fclib", "solving FCLIB problems"}};
 
@@ -107,6 +107,8 @@ int main(int argc, char** argv) {
   commands.push_back(coulomb::cli::add_inspect_command(app));
   commands.push_back(coulomb::cli::add_simulate_command(app));
   commands.push_back(coulomb::cli::add_report_command(app));
+  commands.push_back(coulomb::cli::add_control_command(app));
+  commands.push_back(coulomb::cli::add_experiment_command(app));
 
   std::vector<std::string> built;
   for (const coulomb::cli::Command& command : commands) built.push_back(command.app->get_name());

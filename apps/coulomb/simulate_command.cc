@@ -25,6 +25,7 @@
 
 #include "commands.h"
 #include "embedded.h"
+#include "run_output.h"
 
 namespace coulomb::cli {
 
@@ -61,26 +62,6 @@ io::Scene load_embedded_scene() {
     fs::remove_all(dir);
     throw;
   }
-}
-
-void print_progress(double t, double duration, double wall, double mean_iterations, bool final) {
-  const int width = 30;
-  const double fraction = duration > 0 ? std::min(1.0, t / duration) : 1.0;
-  const int filled = static_cast<int>(std::lround(fraction * width));
-  std::fprintf(stderr, "\r[%s%s] t = %6.2f / %.2f s   real-time factor %6.2f   mean SAP iterations %5.2f",
-               std::string(filled, '#').c_str(), std::string(width - filled, ' ').c_str(), t, duration,
-               wall > 0 ? t / wall : 0.0, mean_iterations);
-  if (final) std::fprintf(stderr, "\n");
-  std::fflush(stderr);
-}
-
-std::string human_size(std::size_t bytes) {
-  char text[32];
-  if (bytes >= 1000 * 1000)
-    std::snprintf(text, sizeof text, "%.1f MB", bytes / 1e6);
-  else
-    std::snprintf(text, sizeof text, "%.0f kB", bytes / 1e3);
-  return text;
 }
 
 int run_simulate(const SimulateOptions& o) {
@@ -145,11 +126,8 @@ int run_simulate(const SimulateOptions& o) {
 
   const bool progress = !o.quiet && ::isatty(STDERR_FILENO);
   bool progress_line_open = false;  // the progress bar's line has no newline yet
-  fs::create_directories(o.output);
+  prepare_output_directory(o.output);
   const std::string dir = fs::path(o.output).string();
-  // A run that fails must not leave a previous run's summary looking like its own: the files
-  // written last (stats.json, the HTML pages) go first.
-  for (const char* stale : {"stats.json", "report.html", "replay.html", "contacts.csv"}) fs::remove(fs::path(dir) / stale);
   simulation::Simulator sim(std::move(scene), params);
   // Warnings of the run (simulation/run_monitor.h), printed as they are raised.
   std::size_t warnings_printed = 0;
@@ -161,40 +139,20 @@ int run_simulate(const SimulateOptions& o) {
     }
   };
   print_new_warnings();
-  io::TrajectoryWriter trajectory(dir + "/trajectory.csv", sim.scene());
-  std::optional<io::StepsWriter> steps(std::in_place, dir + "/steps.csv");  // closed before the report reads it
-  std::optional<io::ContactsWriter> contacts;
-  if (o.contacts) contacts.emplace(dir + "/contacts.csv", sim.scene(), params.time_step);
+  RunOutputOptions output_options;
+  output_options.directory = dir;
+  output_options.title = scene_name;
+  output_options.contacts = o.contacts;
+  output_options.html = !o.no_html;
   // --output-rate: a row when t has reached the next output time (and always the last step).
-  const double output_period = o.output_rate ? 1.0 / *o.output_rate : 0.0;
-  double next_output = output_period;
-  io::RunStatistics stats;
-  stats.friction_model = solvers::lstable::to_string(params.lstable.friction);
-  stats.energy_initial = sim.energy(sim.q(), sim.v());
-  stats.energy_final = stats.energy_initial;
-  trajectory.write(0.0, sim.q(), sim.v());
-  std::optional<io::ReplayRecorder> replay;
-  if (!o.no_html) {
-    io::ReplayOptions replay_options;
-    replay_options.title = scene_name;
-    replay_options.time_step = params.time_step;
-    replay.emplace(sim.model(), sim.scene().geometries, replay_options);
-    replay->record(0.0, sim.q(), contact::ContactSet{}, Eigen::VectorXd(), true);
-  }
+  output_options.output_period = o.output_rate ? 1.0 / *o.output_rate : 0.0;
+  RunOutputs outputs(sim.scene(), sim.parameters(), output_options, sim.q(), sim.v());
+  const io::RunStatistics& stats = outputs.stats();
 
   auto last_print = std::chrono::steady_clock::now();
   for (int k = 0; k < num_steps; ++k) {
     const simulation::StepStats& s = sim.step();
-    stats.add(s);
-    const bool last = k + 1 == num_steps;
-    if (last || s.time >= next_output - 1e-9 * params.time_step) {
-      if (output_period > 0.0)
-        while (next_output <= s.time + 1e-9 * params.time_step) next_output += output_period;
-      steps->write(s);
-      trajectory.write(s.time, sim.q(), sim.v(), &sim.last_results());
-      if (contacts) contacts->write(s.time, sim.last_results());
-      if (replay) replay->record(s.time, sim.q(), sim.contacts(), sim.contact_impulses(), last);
-    }
+    outputs.record(sim, k + 1 == num_steps);
     if (sim.warnings().size() > warnings_printed) print_new_warnings();
     if (progress && std::chrono::steady_clock::now() - last_print > std::chrono::milliseconds(100)) {
       print_progress(s.time, duration, stats.wall_time, stats.iterations_sum / stats.steps, false);
@@ -203,20 +161,9 @@ int run_simulate(const SimulateOptions& o) {
     }
   }
   if (progress) print_progress(stats.sim_time, duration, stats.wall_time, stats.iterations_sum / std::max(1, stats.steps), true);
-  trajectory.close();
-  steps->close();
-  steps.reset();
-  if (contacts) contacts->close();
-  stats.warnings = sim.scene().warnings;
-  stats.warnings.insert(stats.warnings.end(), sim.warnings().begin(), sim.warnings().end());
-  stats.notes = sim.scene().notes;
-  write_stats_json(dir + "/stats.json", stats, solver, simulation::to_string(params.integrator), params.time_step,
-                   scene_name, sim.model().nv(), contact_approximation, &sim.scene());
-  std::size_t replay_bytes = 0, report_bytes = 0;
-  if (replay) {
-    replay_bytes = replay->write(dir + "/replay.html");
-    report_bytes = io::write_report(dir);
-  }
+  outputs.finish(sim.warnings(), solver, simulation::to_string(params.integrator), contact_approximation, scene_name);
+  const bool contacts = outputs.contacts();
+  const std::size_t replay_bytes = outputs.replay_bytes(), report_bytes = outputs.report_bytes();
   if (!o.quiet) {
     std::cout << "simulated " << stats.sim_time << " s of " << scene_name << " (" << sim.model().nv() << " dofs) in "
               << stats.steps << " steps of " << params.time_step << " s, " << stats.wall_time << " s wall time (real-time factor "
@@ -231,8 +178,8 @@ int run_simulate(const SimulateOptions& o) {
               << stats.failures << "\n"
               << "wrote " << dir << "/trajectory.csv, " << dir << "/steps.csv, " << (contacts ? dir + "/contacts.csv, " : "")
               << dir << "/stats.json\n";
-    if (replay)
-      std::cout << "wrote " << dir << "/replay.html (" << human_size(replay_bytes) << ", " << replay->num_frames()
+    if (outputs.html())
+      std::cout << "wrote " << dir << "/replay.html (" << human_size(replay_bytes) << ", " << outputs.replay_frames()
                 << " frames; open it in a browser) and " << dir << "/report.html (" << human_size(report_bytes)
                 << ")\n";
   }
