@@ -53,6 +53,7 @@
 #include "coulomb/multibody/crba.h"
 #include "coulomb/multibody/forward_kinematics.h"
 #include "coulomb/multibody/frame_jacobian.h"
+#include "coulomb/multibody/rnea.h"
 #include "coulomb/simulation/simulator.h"
 
 namespace coulomb::control {
@@ -165,6 +166,9 @@ struct TrackingController::Impl {
   std::vector<math::Vector3> p_BF;
 
   multibody::Workspace ws;
+  // QP in the desired base frame (ControlGains::qp_desired_base_frame).
+  multibody::Workspace ws_shift;
+  Eigen::VectorXd v_shift, bias_true, f_shift;
   // Predictive ID: the coming step's contacts.
   std::unique_ptr<geometry::CollisionWorld> world;
   bool speculative = false;
@@ -238,7 +242,44 @@ struct TrackingController::Impl {
     return k;
   }
 
-  explicit Impl(const simulation::Simulator& s) : sim(&s), model(&s.model()), ws(s.model()) {}
+  explicit Impl(const simulation::Simulator& s) : sim(&s), model(&s.model()), ws(s.model()), ws_shift(s.model()) {}
+
+  /// Feet in contact that the desired motion drives into the ground (n·v_foot < 0 after the
+  /// step with q̇_des = q̇ + δt q̈_des and the base's velocity unchanged): their leg's q̈_des is
+  /// corrected by the least-norm joint acceleration that stops the foot's normal approach. Rigid
+  /// inverse dynamics would otherwise keep the leg moving and lift the whole robot off the foot
+  /// within one step: at a trot touchdown on the A1 that is 13.7 kg × 0.4 m/s in 1 ms, a
+  /// predicted 3000–5000 N the actuators (33.5 N·m) cannot give.
+  void consistent_touchdowns(const JointReference& ref, const Eigen::VectorXd& v) {
+    for (size_t f = 0; f < foot_body.size(); ++f) {
+      if (foot_contact[f] == 0) continue;
+      if (f < ref.stance.size() && ref.stance[f] == 0) continue;
+      const double nn = foot_normal[f].norm();
+      if (nn == 0.0) continue;
+      const math::Vector3 n = foot_normal[f] / nn;
+      multibody::point_jacobian(*model, ws, foot_body[f], p_BF[f], J_foot);
+      double vn = n.dot(J_foot * v);
+      int k = 0;
+      for (size_t j = 0; j < actuated.size(); ++j) {
+        const Eigen::Vector3d col = J_foot.col(actuated[j]);
+        vn += dt * n.dot(col) * qdd[j];
+        if (col.squaredNorm() > 1e-16 && k < kMaxLegJoints) {
+          leg_columns(k) = static_cast<int>(j);
+          J_leg.col(k++) = col;
+        }
+      }
+      if (vn >= 0.0 || k == 0) continue;
+      // Least-norm δ with n·(J_leg δ) = −vn: δ = J_legᵀ n (−vn) / ‖J_legᵀ n‖².
+      Eigen::Matrix<double, kMaxLegJoints, 1> g = Eigen::Matrix<double, kMaxLegJoints, 1>::Zero();
+      g.head(k) = J_leg.leftCols(k).transpose() * n;
+      const double gg = g.head(k).squaredNorm();
+      if (gg < 1e-16) continue;
+      for (int c = 0; c < k; ++c) qdd[leg_columns(c)] += g(c) * (-vn) / (gg * dt);
+    }
+  }
+  static constexpr int kMaxLegJoints = 8;
+  Eigen::Matrix<double, 3, kMaxLegJoints> J_leg;
+  Eigen::Matrix<int, kMaxLegJoints, 1> leg_columns;
 
   template <typename ContactRange>
   void mark_feet(const ContactRange& range) {
@@ -465,6 +506,11 @@ void TrackingController::update(const simulation::State& state, const simulation
                               [&](const contact::Contact& c) { return in_swing(c.body_a) || in_swing(c.body_b); }),
                cs.end());
     }
+    // φ ≥ 0: the ID's rigid contact reads an overlap −φ as a push-out N ⁺v ≥ −φ/Δt the ground will
+    // make within one step. A compliant ground's static sink (1 mm on the compliant terrains) is
+    // then 1 m/s of predicted push-out at Δt = 1 ms; every predictive controller fell within
+    // 0.7 s on compliant ground before this (docs/inverse-dynamics-forward-check.md, "phi>=0").
+    for (contact::Contact& c : d.contacts.contacts) c.phi = std::max(c.phi, 0.0);
     d.mark_feet(d.contacts.contacts);
     info_.contacts = d.contacts.size();
   } else {
@@ -554,8 +600,38 @@ void TrackingController::update(const simulation::State& state, const simulation
       d.qdd += d.qdd_balance;
     }
     const inverse_dynamics::IdResults* r = nullptr;
-    if (is_predictive(kind_)) {
+    if (is_predictive(kind_) && gains.touchdown_consistency) d.consistent_touchdowns(ref_, state.v);
+    const bool shifted = gains.qp_desired_base_frame && ref_.has_base && d.base_body > 0 &&
+                         (kind_ == ControllerKind::kIdQpCoulomb || kind_ == ControllerKind::kIdQpNoSlip);
+    if (is_predictive(kind_) && shifted) {
+      // Stage I's maximal dissipation measured in the frame that moves with the desired base
+      // motion (a Galilean change of frame): v' = v − v_ref, with v_ref the desired base twist
+      // (joints unchanged), φ' = φ + Δt n·v_ref(p) so that N ⁺v ≥ −φ/Δt is the same constraint,
+      // and the Coriolis forces kept at the true v through the external forces.
+      const multibody::Body& base = model.body(d.base_body);
+      const int b0 = base.joint.v_index;
+      const math::Transform& X_WB = d.ws.X_WB[d.base_body];
+      const math::Vector3 w_ref(0.0, 0.0, ref_.yaw_rate);
+      const math::Vector3 v_ref = ref_.v_WB;
+      d.v_shift = state.v;
+      d.v_shift.segment<3>(b0) -= w_ref;
+      d.v_shift.segment<3>(b0 + 3) -= v_ref;
+      auto moves = [&](int b) {  // b is in the subtree of the base: shifted with it
+        for (; b > 0; b = model.body(b).parent)
+          if (b == d.base_body) return 1.0;
+        return 0.0;
+      };
+      for (contact::Contact& c : d.contacts.contacts)
+        c.phi += d.dt * c.n_W.dot(v_ref + w_ref.cross(c.p_W - X_WB.p)) * (moves(c.body_b) - moves(c.body_a));
+      d.bias_true = multibody::bias_forces(model, d.ws_shift, state.q, state.v);
+      d.f_shift = multibody::bias_forces(model, d.ws_shift, state.q, d.v_shift);
+      d.f_shift -= d.bias_true;
+      d.id->set_external_forces(d.f_shift);
+      r = &d.id->solve(state.q, d.v_shift, d.qdd, d.dt, d.contacts);
+    } else if (is_predictive(kind_)) {
       r = &d.id->solve(state.q, state.v, d.qdd, d.dt, d.contacts);
+    }
+    if (is_predictive(kind_)) {
       double sum = 0.0;
       for (int i = 0; i < d.contacts.size(); ++i) sum += r->contact_impulses[3 * i + 2];
       info_.predicted_normal_impulse = sum;

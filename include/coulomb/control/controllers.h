@@ -63,6 +63,16 @@ struct ControlGains {
   /// ID controllers also apply the PID's torque feedback (kp, kd on θ_des, θ̇_des through the
   /// simulator's implicit PD) on top of the ID torques.
   bool id_torque_feedback = false;
+  /// QP formulations on a floating base: Stage I's kinetic energy measured in the frame moving
+  /// with the desired base velocity instead of the world frame (a Galilean change of frame of the
+  /// same problem otherwise). With the joints' velocities prescribed, maximal dissipation in the
+  /// world frame keeps the base as slow as friction allows and lets the stance feet slide back
+  /// (digest §6.2 [derived]); in the desired frame it moves the base toward its desired velocity.
+  bool qp_desired_base_frame = false;
+  /// Predictive ID: a foot in contact and in planned stance that the desired motion drives into
+  /// the ground gets its leg's q̈_des corrected (least norm) to stop the approach, instead of rigid
+  /// inverse dynamics lifting the whole robot off it within one step.
+  bool touchdown_consistency = true;
   /// Limit of the integral term's state |∫e| [rad·s] (anti wind-up).
   double integral_limit = 0.5;
   // Balance term (floating base only): PD on base height [N/m, N·s/m], roll/pitch

@@ -96,7 +96,7 @@ struct ControlMetrics {
   double torque = 0.0;                ///< E|τ| [N·m]
   double max_torque_rate = 0.0;       ///< max |Δτ|/δt [N·m/s]
   /// Normal-force prediction (predictive ID only, steps where the simulator's Σ f_N > 0):
-  /// E|Σ f̂_N − Σ f_N| [N] and E[|Σ f̂_N − Σ f_N| / Σ f_N]; NaN for other controllers.
+  /// E|Σ f̂_N − Σ f_N| [N] and E|Σ f̂_N − Σ f_N| / E[Σ f_N]; NaN for other controllers.
   double normal_force_error = 0.0, normal_force_error_relative = 0.0;
   double mean_normal_force = 0.0;     ///< E[Σ f_N] of the simulator over those steps [N]
   bool fell = false;
