@@ -27,7 +27,7 @@ std::string read(const std::string& path) {
 }
 
 ControlRun trot(ControllerKind kind, TerrainKind terrain_kind, double duration, bool straight,
-                bool desired_frame = true, bool touchdown_consistency = true) {
+                bool desired_frame = true, bool touchdown_consistency = true, bool torque_feedback = true) {
   const std::string text = read(kScene);
   const scene::Scene plain = io::parse_scene(text, kScene, COULOMB_SOURCE_DIR "/examples/scenes");
   const Terrain terrain = make_terrain(terrain_kind, plain);
@@ -39,6 +39,7 @@ ControlRun trot(ControllerKind kind, TerrainKind terrain_kind, double duration, 
   options.gains = default_gains("trot");
   options.gains.qp_desired_base_frame = desired_frame;
   options.gains.touchdown_consistency = touchdown_consistency;
+  options.gains.id_torque_feedback = torque_feedback;
   options.gains_set = true;
   if (straight) {
     options.trot.waypoints.waypoints.clear();
@@ -102,6 +103,24 @@ TEST(ControlAcceptanceTest, TouchdownConsistencyRemovesThePredictedLiftOffSpikes
   EXPECT_FALSE(with.metrics.fell);
   EXPECT_LT(peak(with), 0.5 * peak(without));
   EXPECT_LT(with.metrics.normal_force_error_relative, without.metrics.normal_force_error_relative);
+}
+
+// Where the prediction error of the trot comes from: the PID torque feedback every controller
+// shares on the A1 acts outside the ID's prediction. Without it (and so only over the first
+// 0.45 s: the standing start and the first steps) QP,μ predicts the coming step's Σ f_N within a
+// few percent (measured 3.1 %, against 10.8 % with the feedback). LCP,μ without the feedback
+// falls within those 0.45 s (printed).
+TEST(ControlAcceptanceTest, WithoutTorqueFeedbackTheNormalForceIsPredictedWithinAFewPercent) {
+  const ControlRun off = trot(ControllerKind::kIdQpCoulomb, TerrainKind::kRigidHigh, 0.45, true, true, true, false);
+  const ControlRun on = trot(ControllerKind::kIdQpCoulomb, TerrainKind::kRigidHigh, 0.45, true, true, true, true);
+  const ControlRun lcp = trot(ControllerKind::kIdLcpCoulomb, TerrainKind::kRigidHigh, 0.45, true, true, true, false);
+  std::printf("QP,mu, first 0.45 s: normal-force error %.2f %% without torque feedback, %.2f %% with; "
+              "LCP,mu without: %.2f %% (fell %d at %.3f s)\n",
+              100.0 * off.metrics.normal_force_error_relative, 100.0 * on.metrics.normal_force_error_relative,
+              100.0 * lcp.metrics.normal_force_error_relative, lcp.metrics.fell, lcp.metrics.fall_time);
+  EXPECT_FALSE(off.metrics.fell);
+  EXPECT_LT(off.metrics.normal_force_error_relative, 0.05);
+  EXPECT_LT(off.metrics.normal_force_error_relative, on.metrics.normal_force_error_relative);
 }
 
 }  // namespace
