@@ -92,6 +92,8 @@ std::string format(double x, const char* spec = "%.4f") {
 }
 
 std::string label(control::ControllerKind kind) { return control::paper_label(kind); }
+// The paper's label as a CSV field: quoted (QP,μ has a comma).
+std::string csv_label(control::ControllerKind kind) { return "\"" + label(kind) + "\""; }
 
 // The paper's numbers (digest §8.5 (a)–(c)), for side-by-side reading; "–" where it fell.
 const std::map<std::string, std::vector<std::string>> kPaperTable3 = {
@@ -174,7 +176,7 @@ void write_tables(const fs::path& dir, const Results& r, const std::vector<contr
           return format(m.joint_position_error) + " / " + format(m.joint_velocity_error);
         }) << " |";
         if (out)
-          csv << control::to_string(c) << "," << label(c) << "," << control::to_string(t) << ","
+          csv << control::to_string(c) << "," << csv_label(c) << "," << control::to_string(t) << ","
               << (out->metrics.fell ? 1 : 0) << "," << format(out->metrics.fall_time, "%.6g") << ","
               << format(out->metrics.joint_position_error, "%.9g") << ","
               << format(out->metrics.joint_velocity_error, "%.9g") << ",\"" << out->error << "\"\n";
@@ -217,12 +219,12 @@ void write_tables(const fs::path& dir, const Results& r, const std::vector<contr
       }
       if (used == 0) {
         md << "| " << label(c) << " | – | – | – | none |\n";
-        csv << control::to_string(c) << "," << label(c) << ",,,,\n";
+        csv << control::to_string(c) << "," << csv_label(c) << ",,,,\n";
         continue;
       }
       md << "| " << label(c) << " | " << format(rate / used, "%.2f") << " | " << format(torque / used) << " | "
          << format(max_rate, "%.4g") << " | " << names << " |\n";
-      csv << control::to_string(c) << "," << label(c) << "," << format(rate / used, "%.9g") << ","
+      csv << control::to_string(c) << "," << csv_label(c) << "," << format(rate / used, "%.9g") << ","
           << format(torque / used, "%.9g") << "," << format(max_rate, "%.9g") << "," << names << "\n";
     }
     md << "\nThe paper's Table 4 (E[|Δτ|] and E[|τ|], no units given):\n\n| Controller | E[\\|Δτ\\|] | E[\\|τ\\|] |\n"
@@ -251,7 +253,7 @@ void write_tables(const fs::path& dir, const Results& r, const std::vector<contr
           return format(m.normal_force_error) + " N (" + format(100.0 * m.normal_force_error_relative, "%.2f") + "%)";
         }) << " |";
         if (out)
-          csv << control::to_string(c) << "," << label(c) << "," << control::to_string(t) << ","
+          csv << control::to_string(c) << "," << csv_label(c) << "," << control::to_string(t) << ","
               << (out->metrics.fell ? 1 : 0) << "," << format(out->metrics.normal_force_error, "%.9g") << ","
               << format(out->metrics.normal_force_error_relative, "%.9g") << ","
               << format(out->metrics.mean_normal_force, "%.9g") << "\n";
@@ -284,14 +286,14 @@ void write_tables(const fs::path& dir, const Results& r, const std::vector<contr
       const control::ControlMetrics& m = out->metrics;
       if (!out->error.empty()) {
         md << "| " << label(c) << " | error | | | | | | |\n";
-        csv << control::to_string(c) << "," << label(c) << ",,,,,,,,,\"" << out->error << "\"\n";
+        csv << control::to_string(c) << "," << csv_label(c) << ",,,,,,,,,\"" << out->error << "\"\n";
         continue;
       }
       md << "| " << label(c) << " | " << format(m.joint_position_error) << " | " << format(m.joint_velocity_error)
          << " | " << (m.fell ? "at " + format(m.fall_time, "%.2f") + " s" : std::string("no")) << " | "
          << format(m.distance, "%.2f") << " | " << format(m.net_displacement, "%.2f") << " | "
          << format(m.torque_rate, "%.2f") << " | " << format(m.torque) << " |\n";
-      csv << control::to_string(c) << "," << label(c) << "," << (m.fell ? 1 : 0) << "," << format(m.fall_time, "%.6g")
+      csv << control::to_string(c) << "," << csv_label(c) << "," << (m.fell ? 1 : 0) << "," << format(m.fall_time, "%.6g")
           << "," << format(m.joint_position_error, "%.9g") << "," << format(m.joint_velocity_error, "%.9g") << ","
           << format(m.distance, "%.9g") << "," << format(m.net_displacement, "%.9g") << ","
           << format(m.torque_rate, "%.9g") << "," << format(m.torque, "%.9g") << ",\n";
@@ -323,14 +325,14 @@ void write_arm_table(const fs::path& dir, const Results& r, const std::vector<co
       const std::string mu_text = std::string(mu) == "mu-1e6" ? "μ = 1e6" : "μ = 1";
       if (!out->error.empty()) {
         md << "| " << label(c) << " | " << mu_text << " | error | | | |\n";
-        csv << control::to_string(c) << "," << label(c) << "," << mu << ",,,,,,\"" << out->error << "\"\n";
+        csv << control::to_string(c) << "," << csv_label(c) << "," << mu << ",,,,,,\"" << out->error << "\"\n";
         continue;
       }
       md << "| " << label(c) << " | " << mu_text << " | " << format(m.joint_position_error) << " | "
          << format(m.joint_velocity_error) << " | "
          << (m.box_dropped ? "dropped at " + format(m.box_drop_time, "%.2f") + " s" : std::string("held")) << " | "
          << format(m.box_hold_ratio, "%.3f") << " |\n";
-      csv << control::to_string(c) << "," << label(c) << "," << mu << "," << format(m.joint_position_error, "%.9g")
+      csv << control::to_string(c) << "," << csv_label(c) << "," << mu << "," << format(m.joint_position_error, "%.9g")
           << "," << format(m.joint_velocity_error, "%.9g") << "," << (m.box_dropped ? 1 : 0) << ","
           << format(m.box_drop_time, "%.6g") << "," << format(m.box_hold_ratio, "%.9g") << ",\n";
     }
@@ -506,7 +508,7 @@ int run_experiment(const ExperimentOptions& o) {
       const Outcome& out = outcomes[i];
       const control::ControlMetrics& m = out.metrics;
       const char* group = t.group == Group::kPlanar ? "planar" : t.group == Group::kHeightMap ? "heightmap" : "arm";
-      csv << t.name << "," << group << "," << control::to_string(t.controller) << "," << label(t.controller) << ","
+      csv << t.name << "," << group << "," << control::to_string(t.controller) << "," << csv_label(t.controller) << ","
           << t.terrain_label << "," << format(m.duration, "%.6g") << "," << m.steps << "," << (m.fell ? 1 : 0) << ","
           << format(m.fall_time, "%.6g") << ",\"" << m.fall_reason << "\"," << (m.box_dropped ? 1 : 0) << ","
           << format(out.wall_time, "%.3f") << "," << format(m.controller_time_mean, "%.6g") << ","
