@@ -268,7 +268,10 @@ struct TrackingController::Impl {
           J_leg.col(k++) = col;
         }
       }
-      if (vn >= 0.0 || k == 0) continue;
+      // Approaches slower than approach_speed are left alone: a standing foot's slight approach
+      // is the stance's business (LCP,μ lost the A1's balance standing when every foot was
+      // corrected every step).
+      if (vn >= -approach_speed || k == 0) continue;
       // Least-norm δ with n·(J_leg δ) = −vn: δ = J_legᵀ n (−vn) / ‖J_legᵀ n‖².
       Eigen::Matrix<double, kMaxLegJoints, 1> g = Eigen::Matrix<double, kMaxLegJoints, 1>::Zero();
       g.head(k) = J_leg.leftCols(k).transpose() * n;
@@ -277,6 +280,7 @@ struct TrackingController::Impl {
       for (int c = 0; c < k; ++c) qdd[leg_columns(c)] += g(c) * (-vn) / (gg * dt);
     }
   }
+  double approach_speed = 0.0;  ///< ControlGains::touchdown_approach_speed
   static constexpr int kMaxLegJoints = 8;
   Eigen::Matrix<double, 3, kMaxLegJoints> J_leg;
   Eigen::Matrix<int, kMaxLegJoints, 1> leg_columns;
@@ -600,7 +604,10 @@ void TrackingController::update(const simulation::State& state, const simulation
       d.qdd += d.qdd_balance;
     }
     const inverse_dynamics::IdResults* r = nullptr;
-    if (is_predictive(kind_) && gains.touchdown_consistency) d.consistent_touchdowns(ref_, state.v);
+    if (is_predictive(kind_) && gains.touchdown_consistency) {
+      d.approach_speed = gains.touchdown_approach_speed;
+      d.consistent_touchdowns(ref_, state.v);
+    }
     const bool shifted = gains.qp_desired_base_frame && ref_.has_base && d.base_body > 0 &&
                          (kind_ == ControllerKind::kIdQpCoulomb || kind_ == ControllerKind::kIdQpNoSlip);
     if (is_predictive(kind_) && shifted) {

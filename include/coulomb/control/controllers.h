@@ -70,9 +70,11 @@ struct ControlGains {
   /// (digest §6.2 [derived]); in the desired frame it moves the base toward its desired velocity.
   bool qp_desired_base_frame = false;
   /// Predictive ID: a foot in contact and in planned stance that the desired motion drives into
-  /// the ground gets its leg's q̈_des corrected (least norm) to stop the approach, instead of rigid
-  /// inverse dynamics lifting the whole robot off it within one step.
+  /// the ground faster than touchdown_approach_speed gets its leg's q̈_des corrected (least norm)
+  /// to stop the approach, instead of rigid inverse dynamics lifting the whole robot off it within
+  /// one step.
   bool touchdown_consistency = true;
+  double touchdown_approach_speed = 0.005;  ///< [m/s]
   /// Limit of the integral term's state |∫e| [rad·s] (anti wind-up).
   double integral_limit = 0.5;
   // Balance term (floating base only): PD on base height [N/m, N·s/m], roll/pitch
