@@ -87,6 +87,16 @@ const KindName& kind_name(ControllerKind kind) {
 
 }  // namespace
 
+inverse_dynamics::Formulation id_formulation(ControllerKind kind, inverse_dynamics::Formulation otherwise) {
+  switch (kind) {
+    case ControllerKind::kIdLcpNoSlip: return inverse_dynamics::Formulation::kLcpNoSlip;
+    case ControllerKind::kIdLcpCoulomb: return inverse_dynamics::Formulation::kLcpCoulomb;
+    case ControllerKind::kIdQpCoulomb: return inverse_dynamics::Formulation::kQpCoulomb;
+    case ControllerKind::kIdQpNoSlip: return inverse_dynamics::Formulation::kQpNoSlip;
+    default: return otherwise;
+  }
+}
+
 const char* to_string(ControllerKind kind) { return kind_name(kind).name; }
 
 const char* paper_label(ControllerKind kind) { return kind_name(kind).label; }
@@ -116,16 +126,6 @@ bool is_predictive(ControllerKind kind) {
 namespace {
 
 bool is_id(ControllerKind kind) { return kind != ControllerKind::kPid; }
-
-inverse_dynamics::Formulation formulation_of(ControllerKind kind, inverse_dynamics::Formulation otherwise) {
-  switch (kind) {
-    case ControllerKind::kIdLcpNoSlip: return inverse_dynamics::Formulation::kLcpNoSlip;
-    case ControllerKind::kIdLcpCoulomb: return inverse_dynamics::Formulation::kLcpCoulomb;
-    case ControllerKind::kIdQpCoulomb: return inverse_dynamics::Formulation::kQpCoulomb;
-    case ControllerKind::kIdQpNoSlip: return inverse_dynamics::Formulation::kQpNoSlip;
-    default: return otherwise;
-  }
-}
 
 void check_gains(const ControlGains& g) {
   const std::pair<const char*, double> values[] = {
@@ -445,7 +445,7 @@ TrackingController::TrackingController(const simulation::Simulator& sim, std::sh
   }
 
   if (is_id(kind)) {
-    id.formulation = formulation_of(kind, id.formulation);
+    id.formulation = id_formulation(kind, id.formulation);
     d.id = std::make_unique<inverse_dynamics::InverseDynamics>(model, d.actuated, id);
   }
   if (is_predictive(kind)) {

@@ -547,16 +547,6 @@ std::shared_ptr<ReferenceGenerator> make_reference(const simulation::Simulator& 
 
 namespace {
 
-inverse_dynamics::Formulation formulation_of(ControllerKind kind, inverse_dynamics::Formulation otherwise) {
-  switch (kind) {
-    case ControllerKind::kIdLcpNoSlip: return inverse_dynamics::Formulation::kLcpNoSlip;
-    case ControllerKind::kIdLcpCoulomb: return inverse_dynamics::Formulation::kLcpCoulomb;
-    case ControllerKind::kIdQpCoulomb: return inverse_dynamics::Formulation::kQpCoulomb;
-    case ControllerKind::kIdQpNoSlip: return inverse_dynamics::Formulation::kQpNoSlip;
-    default: return otherwise;
-  }
-}
-
 // World position of a model frame at the workspace's poses.
 math::Vector3 frame_position(const multibody::Model& model, const multibody::Workspace& ws, int frame) {
   const multibody::Frame& f = model.frame(frame);
@@ -601,7 +591,7 @@ ControlRun run_control(scene::Scene scene, const Terrain& terrain, const Control
   std::shared_ptr<ReferenceGenerator> reference = make_reference(sim, options, terrain, &run.reference_kind);
   const ControlGains gains = options.gains_set ? options.gains : default_gains(run.reference_kind);
   inverse_dynamics::IdParameters id = options.id;
-  id.formulation = formulation_of(options.controller, id.formulation);
+  id.formulation = id_formulation(options.controller, id.formulation);
   auto controller = std::make_shared<TrackingController>(sim, reference, options.controller, gains, id);
   sim.set_controller(controller, 1);
 

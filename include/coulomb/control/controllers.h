@@ -54,6 +54,9 @@ ControllerKind parse_controller_kind(const std::string& name);
 const std::vector<ControllerKind>& all_controller_kinds();
 /// True for the four predictive ID(t_i) controllers.
 bool is_predictive(ControllerKind kind);
+/// The inverse-dynamics formulation of a predictive kind (LCP,∞ → kLcpNoSlip, LCP,μ →
+/// kLcpCoulomb, QP,μ → kQpCoulomb, QP,∞ → kQpNoSlip); `otherwise` for PID and ID(t−k).
+inverse_dynamics::Formulation id_formulation(ControllerKind kind, inverse_dynamics::Formulation otherwise);
 
 struct ControlGains {
   // PID (torque units) for kPid [N·m/rad, N·m·s/rad, N·m/(rad·s)].
