@@ -12,6 +12,8 @@ PACKAGES=(
   # libraries
   libeigen3-dev liburdfdom-dev libtinyxml-dev libconsole-bridge-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   libfcl-dev libccd-dev libsuitesparse-dev
+  # collision meshes: assimp reads the files, Qhull builds their convex hulls
+  libassimp-dev libqhull-dev
   # tests, oracles and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libmujoco-dev libqhull-dev coinor-libipopt-dev
   # CVODE (BDF reference of the lstable elastic-foundation test and bench)

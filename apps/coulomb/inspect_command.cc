@@ -231,9 +231,16 @@ int run_inspect(const InspectOptions& opt) {
     out["constraints"] = constraint_list;
     out["num_geometries"] = geometries.size();
     nlohmann::ordered_json geometry_list = nlohmann::ordered_json::array();
-    for (const geometry::Geometry& g : geometries)
-      geometry_list.push_back(
-          {{"name", g.name}, {"body", model.body(g.body).name}, {"shape", geometry::shape_type_name(g.shape.type)}});
+    for (const geometry::Geometry& g : geometries) {
+      nlohmann::ordered_json entry = {
+          {"name", g.name}, {"body", model.body(g.body).name}, {"shape", geometry::shape_type_name(g.shape.type)}};
+      if (g.shape.type == geometry::ShapeType::kConvexMesh) {
+        entry["hull_vertices"] = g.shape.vertices.size();
+        entry["hull_faces"] = g.shape.triangles.size();
+        if (!g.shape.mesh_file.empty()) entry["mesh_file"] = g.shape.mesh_file;
+      }
+      geometry_list.push_back(entry);
+    }
     out["geometries"] = geometry_list;
     out["num_contacts"] = contacts.size();
     nlohmann::ordered_json contact_list = nlohmann::ordered_json::array();
@@ -351,6 +358,11 @@ int run_inspect(const InspectOptions& opt) {
     }
   }
   std::cout << "\ngeometries: " << geometries.size() << "\n";
+  // Convex hulls of mesh files (geometry/mesh_loader.h): their size and where they came from.
+  for (const geometry::Geometry& g : geometries)
+    if (g.shape.type == geometry::ShapeType::kConvexMesh && !g.shape.mesh_file.empty())
+      std::cout << "  " << g.name << ": convex hull, " << g.shape.vertices.size() << " vertices, "
+                << g.shape.triangles.size() << " faces, of " << g.shape.mesh_file << "\n";
   std::cout << "\ncontacts at the initial state: " << contacts.size() << "\n";
   for (const contact::Contact& c : contacts.contacts) {
     std::cout << "  " << geometries[c.geometry_a].name << " (" << model.body(c.body_a).name << ") -> "

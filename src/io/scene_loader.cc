@@ -9,6 +9,8 @@
 // resolving joint names against the robots' URDF joints.
 #include "coulomb/io/scene_loader.h"
 
+#include "coulomb/geometry/mesh_loader.h"
+
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -1092,12 +1094,23 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
           shape = geometry::Shape::Cylinder(uc.radius, uc.length);
           break;
         case UrdfCollision::Type::kMesh:
-          robot.warnings.push_back(r.where(m.node()) + ": " + m.path() + ": collision " + in_quotes(label) +
-                                   " is a mesh (" + in_quotes(uc.mesh_filename) +
-                                   "); meshes are not supported as collision geometry yet, skipped");
-          continue;
+          // The mesh's convex hull (geometry/mesh_loader.h). A file that cannot be found was
+          // already reported by the URDF loader and is skipped; one that cannot become a hull
+          // (unreadable, empty, flat) is an error naming the URDF, the link and the file.
+          if (uc.mesh_path.empty()) {
+            robot.warnings.push_back(r.where(m.node()) + ": " + m.path() + ": collision " + in_quotes(label) +
+                                     ": mesh " + in_quotes(uc.mesh_filename) + " not found, skipped");
+            continue;
+          }
+          try {
+            shape = geometry::load_convex_hull(uc.mesh_path, uc.mesh_scale);
+          } catch (const geometry::MeshError& e) {
+            m.fail("urdf", rs.urdf_path + ": link " + in_quotes(uc.link) + ": <collision> mesh " +
+                               in_quotes(uc.mesh_filename) + " (" + e.file() + "): " + e.reason());
+          }
+          break;
       }
-      if (!(shape.radius > 0.0) && uc.type != UrdfCollision::Type::kBox) {
+      if (!(shape.radius > 0.0) && uc.type != UrdfCollision::Type::kBox && uc.type != UrdfCollision::Type::kMesh) {
         robot.warnings.push_back(r.where(m.node()) + ": " + m.path() + ": collision " + in_quotes(label) +
                                  " has a zero dimension, skipped");
         continue;
