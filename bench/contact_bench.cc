@@ -30,6 +30,7 @@
 #include "coulomb/contact/contact_jacobian.h"
 #include "coulomb/contact/contact_set.h"
 #include "coulomb/geometry/collision_world.h"
+#include "coulomb/io/scene_loader.h"
 #include "coulomb/multibody/forward_kinematics.h"
 #include "coulomb/multibody/workspace.h"
 #include "coulomb/simulation/simulator.h"
@@ -164,6 +165,54 @@ void mujoco_collision(benchmark::State& state) {
   state.counters["contacts"] = r.d->ncon;
 }
 
+// Mesh collision geometry (issue 14): the Solo12 (STL collision meshes → convex hulls,
+// geometry/mesh_loader.h) standing after solo12_drop.yaml's 2 s, against the same robot with every
+// hull replaced by the box of its bounding box in the geometry frame (same sizes, same poses).
+//   Contact/solo12_rest/hulls   update_poses + compute_contacts with the hulls
+//   Contact/solo12_rest/boxes   the same with the boxes
+struct Solo {
+  io::Scene scene;
+  Eigen::VectorXd q;
+  static io::Scene boxes_of(io::Scene s) {
+    for (geo::Geometry& g : s.geometries) {
+      if (g.shape.type != geo::ShapeType::kConvexMesh) continue;
+      Eigen::Vector3d lo = Eigen::Vector3d::Constant(1e300), hi = -lo;
+      for (const Eigen::Vector3d& v : g.shape.vertices) lo = lo.cwiseMin(v), hi = hi.cwiseMax(v);
+      g.X_BG = g.X_BG * coulomb::math::Transform(Eigen::Matrix3d::Identity(), 0.5 * (lo + hi));
+      g.shape = geo::Shape::Box(hi - lo);
+    }
+    return s;
+  }
+};
+Solo& solo() {
+  static Solo s = [] {
+    Solo out{io::load_scene(std::string(COULOMB_SOURCE_DIR) + "/examples/scenes/solo12_drop.yaml"), {}};
+    io::Scene copy = out.scene;
+    sim::SimulatorParameters params;
+    params.time_step = copy.time_step;
+    sim::Simulator sim(std::move(copy), params);
+    while (sim.time() < 2.0 - 1e-9) sim.step();
+    out.q = sim.q();
+    return out;
+  }();
+  return s;
+}
+void solo_contacts(benchmark::State& state, bool boxes) {
+  Solo& s = solo();
+  const io::Scene scene = boxes ? Solo::boxes_of(s.scene) : s.scene;
+  mb::Workspace ws(scene.model);
+  geo::CollisionWorld world(scene.model, scene.geometries, scene.collision);
+  mb::forward_kinematics(scene.model, ws, s.q);
+  std::vector<geo::ContactPoint> points;
+  for (auto _ : state) {
+    world.update_poses(ws);
+    world.compute_contacts(points);
+    benchmark::DoNotOptimize(points.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["contacts"] = static_cast<double>(points.size());
+}
+
 const int registered = [] {
   const std::string p = "Contact/clutter_rest/";
   benchmark::RegisterBenchmark((p + "update_poses+compute_contacts").c_str(), update_and_compute);
@@ -173,6 +222,8 @@ const int registered = [] {
   benchmark::RegisterBenchmark((p + "contact_jacobian").c_str(), jacobian_only);
   benchmark::RegisterBenchmark((p + "stage0").c_str(), stage0);
   benchmark::RegisterBenchmark((p + "mujoco_collision").c_str(), mujoco_collision);
+  benchmark::RegisterBenchmark("Contact/solo12_rest/hulls", [](benchmark::State& st) { solo_contacts(st, false); });
+  benchmark::RegisterBenchmark("Contact/solo12_rest/boxes", [](benchmark::State& st) { solo_contacts(st, true); });
   return 0;
 }();
 

@@ -18,6 +18,7 @@
 #include "coulomb/geometry/collision_world.h"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -135,6 +136,9 @@ struct CollisionWorld::Impl {
   fcl::DynamicAABBTreeCollisionManagerd manager;  ///< not used (nor updated) when listed_pairs
   std::vector<Transform> X_WG;  ///< per geometry, after update_poses()
   std::vector<Vector3> aabb_lo, aabb_hi;  ///< per bounded geometry: world box grown by the margin
+  std::vector<Vector3> mesh_center, mesh_half;  ///< convex meshes: centre and half size of their vertices' box in G
+  std::vector<internal::MeshAdjacency> mesh_adjacency;  ///< convex meshes: vertex neighbours (else empty)
+  std::vector<int> mesh_lowest;  ///< convex meshes: lowest vertex over a half-space at the last query (warm start)
   /// Speculative margins: per body, a bound on the distance of its geometry from its origin and
   /// the extra margin set by set_speculative_margins() (all 0 by default).
   std::vector<double> body_radius, body_extra;
@@ -239,6 +243,10 @@ CollisionWorld::CollisionWorld(const multibody::Model& model, std::vector<Geomet
   impl_->objects.resize(static_cast<size_t>(ng));
   impl_->X_WG.resize(static_cast<size_t>(ng));
   impl_->aabb_lo.resize(static_cast<size_t>(ng));
+  impl_->mesh_center.assign(static_cast<size_t>(ng), Vector3::Zero());
+  impl_->mesh_half.assign(static_cast<size_t>(ng), Vector3::Zero());
+  impl_->mesh_adjacency.assign(static_cast<size_t>(ng), {});
+  impl_->mesh_lowest.assign(static_cast<size_t>(ng), 0);
   impl_->aabb_hi.resize(static_cast<size_t>(ng));
   std::vector<fcl::CollisionObjectd*> registered;
   for (int i = 0; i < ng; ++i) {
@@ -274,6 +282,13 @@ CollisionWorld::CollisionWorld(const multibody::Model& model, std::vector<Geomet
       }
       double& r = impl_->body_radius[static_cast<size_t>(g.body)];
       r = std::max(r, g.X_BG.p.norm() + shape_radius);
+    }
+    if (g.shape.type == ShapeType::kConvexMesh) {
+      Vector3 mn = Vector3::Constant(std::numeric_limits<double>::infinity()), mx = -mn;
+      for (const Vector3& v : g.shape.vertices) mn = mn.cwiseMin(v), mx = mx.cwiseMax(v);
+      impl_->mesh_center[static_cast<size_t>(i)] = 0.5 * (mn + mx);
+      impl_->mesh_half[static_cast<size_t>(i)] = 0.5 * (mx - mn);
+      impl_->mesh_adjacency[static_cast<size_t>(i)] = internal::mesh_adjacency(g.shape);
     }
     impl_->fcl_geometries[static_cast<size_t>(i)] = make_fcl_geometry(g.shape);
     auto object = std::make_unique<GeometryObject>(impl_->fcl_geometries[static_cast<size_t>(i)], i);
@@ -330,7 +345,18 @@ void CollisionWorld::update_poses(const multibody::Workspace& ws) {
     if (object == nullptr) continue;
     object->setTransform(to_fcl(X));
     Vector3 lo, hi;
-    internal::world_aabb(g.shape, X, options_.margin + impl_->body_extra[static_cast<size_t>(g.body)], &lo, &hi);
+    const double inflate = options_.margin + impl_->body_extra[static_cast<size_t>(g.body)];
+    if (g.shape.type == ShapeType::kConvexMesh) {
+      // The box of the mesh's local bounds, rotated: conservative, and O(1) where transforming
+      // every vertex of a mesh hull (hundreds for a robot link) dominated update_poses.
+      const Vector3& c_G = impl_->mesh_center[static_cast<size_t>(i)];
+      const Vector3& h_G = impl_->mesh_half[static_cast<size_t>(i)];
+      const Vector3 c = X.R * c_G + X.p, h = X.R.cwiseAbs() * h_G + Vector3::Constant(inflate);
+      lo = c - h;
+      hi = c + h;
+    } else {
+      internal::world_aabb(g.shape, X, inflate, &lo, &hi);
+    }
     object->set_aabb(lo, hi);
     impl_->aabb_lo[static_cast<size_t>(i)] = lo;
     impl_->aabb_hi[static_cast<size_t>(i)] = hi;
@@ -431,8 +457,19 @@ void CollisionWorld::compute_contacts(std::vector<ContactPoint>& out) const {
     if (sa.type == ShapeType::kHalfSpace || sb.type == ShapeType::kHalfSpace) {
       const bool a_is_plane = sa.type == ShapeType::kHalfSpace;
       const internal::PlanarFace face = internal::halfspace_face(a_is_plane ? Xa : Xb);
-      internal::face_manifold(a_is_plane ? sb : sa, a_is_plane ? Xb : Xa, face, margin, a_is_plane,
-                              im.manifold_scratch, im.pair_contacts);
+      // A mesh hull whose bounding box lies wholly above the plane (beyond the margin) cannot
+      // touch it: skip the per-vertex test (hundreds of vertices per robot link).
+      const int shape_index = a_is_plane ? second : first;
+      bool clear = false;
+      if ((a_is_plane ? sb : sa).type == ShapeType::kConvexMesh) {
+        const Vector3 c = 0.5 * (im.aabb_lo[static_cast<size_t>(shape_index)] + im.aabb_hi[static_cast<size_t>(shape_index)]);
+        const Vector3 h = 0.5 * (im.aabb_hi[static_cast<size_t>(shape_index)] - im.aabb_lo[static_cast<size_t>(shape_index)]);
+        clear = face.normal.dot(c - face.center) - face.normal.cwiseAbs().dot(h) > margin;
+      }
+      if (!clear)
+        internal::face_manifold(a_is_plane ? sb : sa, a_is_plane ? Xb : Xa, face, margin, a_is_plane,
+                                im.manifold_scratch, im.pair_contacts, &im.mesh_adjacency[static_cast<size_t>(shape_index)],
+                                &im.mesh_lowest[static_cast<size_t>(shape_index)]);
     } else {
       bool done = false;
       if ((is_box(sa) && sb.type == ShapeType::kSphere) || (sa.type == ShapeType::kSphere && is_box(sb))) {

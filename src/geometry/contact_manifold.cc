@@ -157,8 +157,23 @@ bool box_face_along(const Vector3& size, const Transform& X_WG, const Vector3& d
   return true;
 }
 
+MeshAdjacency mesh_adjacency(const Shape& shape) {
+  MeshAdjacency adjacency(shape.vertices.size());
+  auto link = [&](int a, int b) {
+    std::vector<int>& na = adjacency[static_cast<size_t>(a)];
+    if (std::find(na.begin(), na.end(), b) == na.end()) na.push_back(b);
+  };
+  for (const auto& t : shape.triangles)
+    for (int k = 0; k < 3; ++k) {
+      link(t[static_cast<size_t>(k)], t[static_cast<size_t>((k + 1) % 3)]);
+      link(t[static_cast<size_t>((k + 1) % 3)], t[static_cast<size_t>(k)]);
+    }
+  return adjacency;
+}
+
 int face_manifold(const Shape& shape, const Transform& X_WS, const PlanarFace& face, double margin, bool face_is_a,
-                  ManifoldScratch& scratch, std::vector<PairContact>& out) {
+                  ManifoldScratch& scratch, std::vector<PairContact>& out, const MeshAdjacency* adjacency,
+                  int* start_vertex) {
   const size_t start = out.size();
   const Vector3& n = face.normal;
   const Matrix3& R = X_WS.R;
@@ -172,16 +187,60 @@ int face_manifold(const Shape& shape, const Transform& X_WS, const PlanarFace& f
     scratch.indices.clear();
     scratch.heights.clear();
     const int nv = static_cast<int>(shape.vertices.size());
-    for (int i = 0; i < nv; ++i) {
-      const Vector3 x = R * shape.vertices[static_cast<size_t>(i)] + c;
-      const double phi = height(x);
-      if (phi <= margin && inside_face(face, x, tol)) {
-        scratch.indices.push_back(i);
-        scratch.heights.push_back(phi);
+    // n·(R v + c − p₀) = (Rᵀn)·v + n·(c − p₀): one dot product per vertex.
+    const Vector3 n_G = R.transpose() * n;
+    const double offset = n.dot(c - face.center);
+    auto vertex_height = [&](int i) { return n_G.dot(shape.vertices[static_cast<size_t>(i)]) + offset; };
+    if (adjacency != nullptr && !face.bounded && static_cast<int>(adjacency->size()) == nv && nv > 0) {
+      // Down to the lowest vertex (a local minimum of a linear function on a convex polytope's
+      // graph is the global one), then across the connected set of vertices within the margin.
+      int v = (start_vertex != nullptr && *start_vertex >= 0 && *start_vertex < nv) ? *start_vertex : 0;
+      double hv = vertex_height(v);
+      for (bool moved = true; moved;) {
+        moved = false;
+        for (int w : (*adjacency)[static_cast<size_t>(v)]) {
+          const double hw = vertex_height(w);
+          if (hw < hv) {
+            v = w;
+            hv = hw;
+            moved = true;
+          }
+        }
+      }
+      if (start_vertex != nullptr) *start_vertex = v;
+      if (hv <= margin) {
+        scratch.visited.assign(static_cast<size_t>(nv), 0);
+        scratch.stack.clear();
+        scratch.stack.push_back(v);
+        scratch.visited[static_cast<size_t>(v)] = 1;
+        while (!scratch.stack.empty()) {
+          const int i = scratch.stack.back();
+          scratch.stack.pop_back();
+          scratch.indices.push_back(i);
+          for (int w : (*adjacency)[static_cast<size_t>(i)]) {
+            if (scratch.visited[static_cast<size_t>(w)]) continue;
+            scratch.visited[static_cast<size_t>(w)] = 1;
+            if (vertex_height(w) <= margin) scratch.stack.push_back(w);
+          }
+        }
+        // Ascending vertex order, as the full scan gives (ties go to the first index).
+        std::sort(scratch.indices.begin(), scratch.indices.end());
+        for (int i : scratch.indices) scratch.heights.push_back(vertex_height(i));
+      }
+    } else {
+      for (int i = 0; i < nv; ++i) {
+        const Vector3 x = R * shape.vertices[static_cast<size_t>(i)] + c;
+        const double phi = height(x);
+        if (phi <= margin && inside_face(face, x, tol)) {
+          scratch.indices.push_back(i);
+          scratch.heights.push_back(phi);
+        }
       }
     }
     const int m = static_cast<int>(scratch.indices.size());
-    auto world_vertex = [&](int j) { return Vector3(R * shape.vertices[static_cast<size_t>(scratch.indices[static_cast<size_t>(j)])] + c); };
+    scratch.points.clear();
+    for (int i : scratch.indices) scratch.points.push_back(R * shape.vertices[static_cast<size_t>(i)] + c);
+    auto world_vertex = [&](int j) -> const Vector3& { return scratch.points[static_cast<size_t>(j)]; };
     if (m <= 8) {
       for (int j = 0; j < m; ++j) emit(face, world_vertex(j), scratch.heights[static_cast<size_t>(j)], face_is_a, out);
       return m;

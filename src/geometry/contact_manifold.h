@@ -49,7 +49,15 @@ struct PlanarFace {
 struct ManifoldScratch {
   std::vector<int> indices;
   std::vector<double> heights;
+  // Convex meshes with vertex adjacency: the walk's stack and visited marks.
+  std::vector<int> stack;
+  std::vector<unsigned char> visited;
+  std::vector<math::Vector3> points;  ///< world positions of `indices`
 };
+
+/// Vertex adjacency of a convex mesh (from its triangles): neighbours of every vertex.
+using MeshAdjacency = std::vector<std::vector<int>>;
+MeshAdjacency mesh_adjacency(const Shape& shape);
 
 /// Support function h_S(d) = max_{x ∈ S} d·x [m·|d|] of `shape` posed at X_WG (d in W, any
 /// length). Not defined for a half-space (returns +∞).
@@ -86,8 +94,14 @@ bool box_face_along(const math::Vector3& size, const math::Transform& X_WG, cons
 /// of the face plane (at most 8, deterministic). Each survivor appends
 /// PairContact{p = x − φ/2·normal, n = ±normal (from A into B), φ}. Returns the number of
 /// points appended.
+/// `adjacency` (convex meshes against an unbounded face, optional): the vertices within the
+/// margin are found by walking the vertex graph down to the lowest vertex and then across the
+/// vertices below the margin (a sublevel set of a linear function on a convex polytope's graph is
+/// connected), instead of testing every vertex; same contacts. `start_vertex` (optional): where
+/// the walk starts, updated to the lowest vertex found (a warm start for the next call).
 int face_manifold(const Shape& shape, const math::Transform& X_WS, const PlanarFace& face, double margin,
-                  bool face_is_a, ManifoldScratch& scratch, std::vector<PairContact>& out);
+                  bool face_is_a, ManifoldScratch& scratch, std::vector<PairContact>& out,
+                  const MeshAdjacency* adjacency = nullptr, int* start_vertex = nullptr);
 
 enum class BoxBoxStatus {
   kSeparated,  ///< some separating axis shows a gap > margin: no contact
