@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <random>
 #include <tuple>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include "coulomb/io/scene_loader.h"
 #include "coulomb/simulation/simulator.h"
 #include "geometry/geometry_test_util.h"
+#include "../../src/geometry/contact_manifold.h"  // internal: the walk against the full scan
 
 namespace coulomb::testing {
 namespace {
@@ -208,6 +210,84 @@ TEST(MeshLoaderTest, Solo12LandsOnItsMeshFeet) {
   for (const auto& [g, n] : per_geometry) {
     EXPECT_GE(n, 3) << g;
     EXPECT_LE(n, 8) << g;
+  }
+}
+
+}  // namespace
+}  // namespace coulomb::testing
+
+namespace coulomb::testing {
+namespace {
+
+// The walk on the hull's vertex graph (CollisionWorld's path for a mesh on a half-space) finds the
+// same contacts as testing every vertex, at 2000 random poses of a real link's hull (the Solo12's
+// lower leg, 287 vertices) near the plane, warm-started from the previous pose as in a simulation.
+TEST(MeshLoaderTest, VertexWalkFindsTheSameContactsAsTheFullScan) {
+  const std::string file = std::string(COULOMB_SHARED_DIR) +
+                           "/models/example-robot-data/robots/solo_description/meshes/stl/with_foot/"
+                           "solo_lower_leg_left_side.stl";
+  const Shape hull = geometry::load_convex_hull(file);
+  const geometry::internal::MeshAdjacency adjacency = geometry::internal::mesh_adjacency(hull);
+  const geometry::internal::PlanarFace face = geometry::internal::halfspace_face(Transform{});
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> angle(-3.2, 3.2), height(-0.01, 0.2);
+  geometry::internal::ManifoldScratch s1, s2;
+  std::vector<geometry::internal::PairContact> full, walk;
+  int start = 0, touching = 0;
+  for (int k = 0; k < 2000; ++k) {
+    const Transform X = pose(rot_z(angle(rng)) * rot_y(angle(rng)) * rot_x(angle(rng)), Vector3(0.01, -0.02, height(rng)));
+    full.clear();
+    walk.clear();
+    const int nf = geometry::internal::face_manifold(hull, X, face, 0.002, true, s1, full);
+    const int nw = geometry::internal::face_manifold(hull, X, face, 0.002, true, s2, walk, &adjacency, &start);
+    ASSERT_EQ(nf, nw) << "pose " << k;
+    for (int i = 0; i < nf; ++i) {
+      // The same vertices; heights computed as (Rᵀn)·v + n·c rather than n·(R v + c): equal to rounding.
+      EXPECT_LT((full[static_cast<size_t>(i)].p_W - walk[static_cast<size_t>(i)].p_W).norm(), 1e-12) << "pose " << k;
+      EXPECT_NEAR(full[static_cast<size_t>(i)].phi, walk[static_cast<size_t>(i)].phi, 1e-12) << "pose " << k;
+    }
+    touching += nf > 0;
+  }
+  EXPECT_GT(touching, 100);  // the poses do touch the plane
+}
+
+}  // namespace
+}  // namespace coulomb::testing
+
+namespace coulomb::testing {
+namespace {
+
+// Hull against hull and against a sphere, hand-computed: a 12.5 cm cube hull resting 1 mm deep
+// on another (offset sideways), and a sphere of radius 5 cm 2 mm into its top face. Hull–hull
+// gives one point today (FCL's EPA, the deepest), not a face manifold.
+TEST(MeshLoaderTest, HullHullAndHullSphereDepthsAndNormals) {
+  const Shape cube = geometry::load_convex_hull(write_box_stl("cube2.stl", 0.0625, 0.0625, 0.0625));
+  {
+    FreeBodies fb(2);
+    CollisionWorld world(fb.model, {make_geometry("lower", 1, cube), make_geometry("upper", 2, cube)});
+    fb.set_pose(1, at(0, 0, 0));
+    fb.set_pose(2, at(0.03, 0.01, 0.125 - 0.001));
+    fb.apply(world);
+    const auto c = contacts_of(world);
+    ASSERT_GE(c.size(), 1u);
+    std::printf("hull-hull: %zu contact points\n", c.size());
+    for (const ContactPoint& p : c) {
+      EXPECT_NEAR(p.phi, -0.001, 1e-9);
+      EXPECT_LT((p.n_W - Vector3::UnitZ()).norm(), 1e-9);
+      EXPECT_NEAR(p.p_W.z(), 0.0625 - 0.0005, 1e-9);
+    }
+  }
+  {
+    FreeBodies fb(2);
+    CollisionWorld world(fb.model, {make_geometry("cube", 1, cube), make_geometry("ball", 2, Shape::Sphere(0.05))});
+    fb.set_pose(1, at(0, 0, 0));
+    fb.set_pose(2, at(0.01, -0.02, 0.0625 + 0.05 - 0.002));
+    fb.apply(world);
+    const auto c = contacts_of(world);
+    ASSERT_EQ(c.size(), 1u);
+    // FCL's GJK/EPA on a convex polytope: converged to its tolerance, not to round-off.
+    EXPECT_NEAR(c[0].phi, -0.002, 1e-6);
+    EXPECT_LT((c[0].n_W - Vector3::UnitZ()).norm(), 1e-5);
   }
 }
 
