@@ -18,6 +18,9 @@
 
 #include "coulomb/geometry/mesh_loader.h"
 #include "coulomb/io/scene_loader.h"
+#include "coulomb/contact/contact_jacobian.h"
+#include "coulomb/contact/contact_set.h"
+#include "coulomb/multibody/configuration.h"
 #include "coulomb/simulation/simulator.h"
 #include "geometry/geometry_test_util.h"
 #include "../../src/geometry/contact_manifold.h"  // internal: the walk against the full scan
@@ -289,6 +292,58 @@ TEST(MeshLoaderTest, HullHullAndHullSphereDepthsAndNormals) {
     EXPECT_NEAR(c[0].phi, -0.002, 1e-6);
     EXPECT_LT((c[0].n_W - Vector3::UnitZ()).norm(), 1e-5);
   }
+}
+
+}  // namespace
+}  // namespace coulomb::testing
+
+namespace coulomb::testing {
+namespace {
+
+// The contact Jacobian of a mesh robot by finite differences: the Solo12 resting on its hulls;
+// for each contact, the velocity of the body-fixed point under J v equals the central difference
+// of that point's world position along q ⊕ ±ε v (ε = 1e-6), for a random v.
+TEST(MeshLoaderTest, ContactJacobianOfAMeshRobotMatchesFiniteDifferences) {
+  scene::Scene scene = io::load_scene(std::string(COULOMB_SOURCE_DIR) + "/examples/scenes/solo12_drop.yaml");
+  simulation::SimulatorParameters p;
+  p.time_step = scene.time_step;
+  simulation::Simulator sim(scene, p);
+  while (sim.time() < 1.0 - 1e-9) sim.step();
+  const multibody::Model& model = sim.model();
+  const Eigen::VectorXd q = sim.q();
+  multibody::Workspace ws(model);
+  multibody::forward_kinematics(model, ws, q);
+  CollisionWorld world(model, scene.geometries, scene.collision);
+  world.update_poses(ws);
+  contact::ContactSet set;
+  contact::gather_contacts(world, scene.contact, set);
+  ASSERT_GE(set.size(), 4);
+  contact::ContactJacobian J;
+  contact::contact_jacobian(model, ws, set, J);
+  std::mt19937 rng(3);
+  std::normal_distribution<double> normal;
+  Eigen::VectorXd v(model.nv());
+  for (int i = 0; i < model.nv(); ++i) v[i] = normal(rng);
+  Eigen::VectorXd Jv(3 * set.size());
+  J.multiply(v, Jv);
+  const double eps = 1e-6;
+  Eigen::VectorXd qp(model.nq()), qm(model.nq());
+  multibody::integrate(model, q, v, eps, qp);
+  multibody::integrate(model, q, v, -eps, qm);
+  multibody::Workspace wp(model), wm(model);
+  multibody::forward_kinematics(model, wp, qp);
+  multibody::forward_kinematics(model, wm, qm);
+  double worst = 0.0;
+  for (int i = 0; i < set.size(); ++i) {
+    const contact::Contact& c = set.contacts[static_cast<size_t>(i)];
+    // The point of body B at p_W (A is the ground): body-fixed coordinates, moved with q.
+    const Vector3 p_B = ws.X_WB[static_cast<size_t>(c.body_b)].inverse().act(c.p_W);
+    const Vector3 fd = (wp.X_WB[static_cast<size_t>(c.body_b)].act(p_B) - wm.X_WB[static_cast<size_t>(c.body_b)].act(p_B)) / (2 * eps);
+    const Vector3 fd_C = c.R_WC.transpose() * fd;
+    worst = std::max(worst, (fd_C - Jv.segment<3>(3 * i)).norm() / std::max(1.0, fd.norm()));
+  }
+  std::printf("Solo12 contact Jacobian: %d contacts, worst |J v − finite difference| %.2e\n", set.size(), worst);
+  EXPECT_LT(worst, 1e-6);
 }
 
 }  // namespace
