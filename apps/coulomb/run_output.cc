@@ -69,7 +69,7 @@ RunOutputs::RunOutputs(const scene::Scene& scene, const simulation::SimulatorPar
     io::ReplayOptions replay_options;
     replay_options.title = options_.title;
     replay_options.time_step = time_step_;
-    replay_.emplace(scene.model, scene.geometries, replay_options);
+    replay_.emplace(scene.model, scene.geometries, scene.visuals, replay_options);
     replay_->record(0.0, q0, contact::ContactSet{}, Eigen::VectorXd(), true);
   }
 }
@@ -99,6 +99,7 @@ void RunOutputs::finish(const std::vector<std::string>& run_warnings, const std:
   stats_.warnings = scene_.warnings;
   stats_.warnings.insert(stats_.warnings.end(), run_warnings.begin(), run_warnings.end());
   stats_.notes = scene_.notes;
+  if (replay_) stats_.notes.insert(stats_.notes.end(), replay_->notes().begin(), replay_->notes().end());
   io::write_stats_json(dir_ + "/stats.json", stats_, solver, integrator, time_step_, scene_name, scene_.model.nv(),
                        contact_approximation, &scene_);
   if (replay_) {

@@ -6,11 +6,15 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <filesystem>
 #include <limits>
+#include <map>
+#include <tuple>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "coulomb/geometry/mesh_loader.h"
 #include "coulomb/multibody/forward_kinematics.h"
 #include "viewer_assets.h"
 
@@ -211,14 +215,94 @@ struct Blob {
   }
 };
 
+void pose_json(Json& j, const math::Transform& X) {
+  const math::Quaternion quat(X.R);
+  j["p"] = vector_json(X.p);
+  j["q"] = Json::array({round_to(quat.w(), 1e-12), round_to(quat.x(), 1e-12), round_to(quat.y(), 1e-12),
+                        round_to(quat.z(), 1e-12)});
+
+}
+
+Json visual_json(const geometry::VisualGeometry& v, int mesh) {
+  Json j;
+  j["name"] = v.name;
+  using T = geometry::VisualGeometry::Type;
+  switch (v.type) {
+    case T::kBox:
+      j["type"] = "box";
+      j["size"] = vector_json(v.size);
+      break;
+    case T::kSphere:
+      j["type"] = "sphere";
+      j["radius"] = v.radius;
+      break;
+    case T::kCylinder:
+      j["type"] = "cylinder";
+      j["radius"] = v.radius;
+      j["length"] = v.length;
+      break;
+    case T::kMesh:
+      j["type"] = "mesh";
+      j["mesh"] = mesh;
+      break;
+  }
+  pose_json(j, v.X_BG);
+  if (v.has_rgba) j["rgba"] = Json::array({v.rgba[0], v.rgba[1], v.rgba[2], v.rgba[3]});
+  return j;
+}
+
+// The parts of a decimated mesh into `blob`: positions uint16[3 nv] over the part's bounding box
+// (x, y, z interleaved), indices uint16 (nv ≤ 65536) or uint32 [3 nt].
+Json mesh_json(const geometry::VisualMesh& mesh, int file_triangles, Blob& blob) {
+  Json parts = Json::array();
+  for (const geometry::VisualMesh::Part& part : mesh.parts) {
+    math::Vector3 lo = part.vertices.front(), hi = lo;
+    for (const math::Vector3& v : part.vertices) {
+      lo = lo.cwiseMin(v);
+      hi = hi.cwiseMax(v);
+    }
+    Json pj;
+    if (part.has_rgba) pj["rgba"] = Json::array({part.rgba[0], part.rgba[1], part.rgba[2], part.rgba[3]});
+    pj["lo"] = Json::array({lo.x(), lo.y(), lo.z()});
+    pj["hi"] = Json::array({hi.x(), hi.y(), hi.z()});
+    pj["vertices"] = Json::array({blob.bytes.size(), part.vertices.size()});
+    for (const math::Vector3& v : part.vertices)
+      for (int c = 0; c < 3; ++c) {
+        const double span = hi[c] - lo[c];
+        blob.u16(span > 0.0 ? static_cast<std::uint16_t>(std::lround((v[c] - lo[c]) / span * 65535.0)) : 0);
+      }
+    const bool small = part.vertices.size() <= 65536;
+    pj["index_bytes"] = small ? 2 : 4;
+    pj["indices"] = Json::array({blob.bytes.size(), 3 * part.triangles.size()});
+    for (const std::array<int, 3>& t : part.triangles)
+      for (int k = 0; k < 3; ++k) {
+        if (small)
+          blob.u16(static_cast<std::uint16_t>(t[k]));
+        else
+          blob.u32(static_cast<std::uint32_t>(t[k]));
+      }
+    parts.push_back(std::move(pj));
+  }
+  Json j;
+  j["file"] = std::filesystem::path(mesh.file).filename().string();
+  j["file_triangles"] = file_triangles;
+  j["triangles"] = mesh.num_triangles();
+  j["parts"] = std::move(parts);
+  return j;
+}
+
 }  // namespace
 
 ReplayRecorder::ReplayRecorder(const multibody::Model& model, const std::vector<geometry::Geometry>& geometries,
                                ReplayOptions options)
+    : ReplayRecorder(model, geometries, {}, std::move(options)) {}
+
+ReplayRecorder::ReplayRecorder(const multibody::Model& model, const std::vector<geometry::Geometry>& geometries,
+                               const std::vector<geometry::VisualGeometry>& visuals, ReplayOptions options)
     : model_(model), options_(std::move(options)), ws_(model), num_bodies_(model.num_bodies() - 1) {
   if (!(options_.max_frame_rate > 0.0) || !std::isfinite(options_.max_frame_rate))
     throw std::invalid_argument("replay: max_frame_rate must be > 0, got " + std::to_string(options_.max_frame_rate));
-  Json bodies = Json::array(), statics = Json::array();
+  Json bodies = Json::array(), statics = Json::array(), static_visuals = Json::array();
   for (int b = 1; b < model.num_bodies(); ++b)
     bodies.push_back(Json{{"name", model.body(b).name}, {"geometries", Json::array()}});
   for (const geometry::Geometry& g : geometries) {
@@ -230,10 +314,71 @@ ReplayRecorder::ReplayRecorder(const multibody::Model& model, const std::vector<
     else
       bodies[g.body - 1]["geometries"].push_back(geometry_json(g));
   }
+
+  // Visual meshes: each distinct (file, scale) read once, decimated, stored once.
+  using Key = std::tuple<std::string, double, double, double>;
+  std::map<Key, int> mesh_index;
+  std::vector<geometry::VisualMesh> meshes;
+  std::vector<int> mesh_of(visuals.size(), -1);
+  for (size_t i = 0; i < visuals.size(); ++i) {
+    const geometry::VisualGeometry& v = visuals[i];
+    if (v.body < 0 || v.body >= model.num_bodies())
+      throw std::invalid_argument("replay: visual '" + v.name + "' is on body " + std::to_string(v.body) +
+                                  ", which the model (" + std::to_string(model.num_bodies()) + " bodies) lacks");
+    if (v.type != geometry::VisualGeometry::Type::kMesh) continue;
+    const Key key{v.mesh_file, v.mesh_scale.x(), v.mesh_scale.y(), v.mesh_scale.z()};
+    auto it = mesh_index.find(key);
+    if (it == mesh_index.end()) {
+      int index = -1;
+      try {
+        meshes.push_back(geometry::load_visual_mesh(v.mesh_file, v.mesh_scale));
+        index = static_cast<int>(meshes.size()) - 1;
+      } catch (const geometry::MeshError& e) {
+        notes_.push_back("replay: visual '" + v.name + "': " + e.what() + "; drawn with its body's collision shapes");
+      }
+      it = mesh_index.emplace(key, index).first;
+    }
+    mesh_of[i] = it->second;
+  }
+  long total = 0;
+  for (const geometry::VisualMesh& m : meshes) total += m.num_triangles();
+  Blob mesh_blob;
+  Json mesh_list = Json::array();
+  for (const geometry::VisualMesh& m : meshes) {
+    const int n = m.num_triangles();
+    long budget = std::min<long>(options_.max_triangles_per_mesh, n);
+    if (total > options_.visual_triangle_budget)
+      budget = std::min<long>(budget, std::max<long>(500, static_cast<long>(double(options_.visual_triangle_budget) * n / double(total))));
+    mesh_list.push_back(mesh_json(geometry::decimate(m, static_cast<int>(budget)), n, mesh_blob));
+  }
+  for (size_t i = 0; i < visuals.size(); ++i) {
+    const geometry::VisualGeometry& v = visuals[i];
+    if (v.type == geometry::VisualGeometry::Type::kMesh && mesh_of[i] < 0) continue;
+    Json j = visual_json(v, mesh_of[i]);
+    if (v.body == 0)
+      static_visuals.push_back(std::move(j));
+    else
+      bodies[v.body - 1]["visuals"].push_back(std::move(j));
+  }
+  // Collision shapes that a visual stands for become an overlay in the viewer ("covered"): every
+  // one on a moving body with visuals; on the world, those of robots (not the ground).
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    Json& list = b == 0 ? statics : bodies[b - 1]["geometries"];
+    const bool has_visuals = b == 0 ? !static_visuals.empty() : bodies[b - 1].contains("visuals");
+    if (!has_visuals) continue;
+    int k = 0;
+    for (const geometry::Geometry& g : geometries) {
+      if (g.body != b) continue;
+      list[k++]["covered"] = b != 0 || g.robot >= 0;
+    }
+  }
   Json scene;
   scene["bodies"] = std::move(bodies);
   scene["static_geometries"] = std::move(statics);
+  scene["static_visuals"] = std::move(static_visuals);
   scene_json_ = scene.dump(-1, ' ', false, Json::error_handler_t::replace);
+  mesh_json_ = mesh_list.dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (!meshes.empty()) mesh_data_ = enc::base64_encode(enc::deflate(mesh_blob.bytes));
 }
 
 bool ReplayRecorder::record(double t, const Eigen::VectorXd& q, const contact::ContactSet& contacts,
@@ -349,6 +494,9 @@ std::string ReplayRecorder::html() const {
   const Json scene = Json::parse(scene_json_);
   j["bodies"] = scene["bodies"];
   j["static_geometries"] = scene["static_geometries"];
+  j["static_visuals"] = scene["static_visuals"];
+  j["visual_meshes"] = Json::parse(mesh_json_);
+  j["mesh_data"] = mesh_data_;
   j["encoding"] = "zlib+base64";
   j["layout"] = blob.layout;
   j["data"] = enc::base64_encode(enc::deflate(blob.bytes));

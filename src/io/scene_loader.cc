@@ -1147,6 +1147,35 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
       }
       scene.geometries.push_back(std::move(g));
     }
+    // Visuals from the URDF's <visual> elements (missing meshes were left out, as notes).
+    std::map<std::string, int> per_link_visual;
+    for (const UrdfVisual& uv : rs.attachment.visuals) {
+      const int k = per_link_visual[uv.link]++;
+      const multibody::Frame& frame = model.frame(model.frame_index(uv.link));
+      geometry::VisualGeometry vg;
+      vg.name = uv.link + "/" + (uv.name.empty() ? "visual" + std::to_string(k) : uv.name);
+      vg.body = frame.body;
+      vg.X_BG = frame.X_BF * uv.X_LG;
+      switch (uv.type) {
+        case UrdfVisual::Type::kSphere: vg.type = geometry::VisualGeometry::Type::kSphere; break;
+        case UrdfVisual::Type::kBox: vg.type = geometry::VisualGeometry::Type::kBox; break;
+        case UrdfVisual::Type::kCylinder: vg.type = geometry::VisualGeometry::Type::kCylinder; break;
+        case UrdfVisual::Type::kMesh: vg.type = geometry::VisualGeometry::Type::kMesh; break;
+      }
+      vg.size = uv.size;
+      vg.radius = uv.radius;
+      vg.length = uv.length;
+      vg.mesh_file = uv.mesh_path;
+      vg.mesh_scale = uv.mesh_scale;
+      if (rs.rgba) {  // the scene's colour for the robot wins, as for its collision shapes
+        vg.rgba = *rs.rgba;
+        vg.has_rgba = true;
+      } else if (uv.has_rgba) {
+        std::copy(uv.rgba, uv.rgba + 4, vg.rgba.begin());
+        vg.has_rgba = true;
+      }
+      scene.visuals.push_back(std::move(vg));
+    }
     scene.warnings.insert(scene.warnings.end(), robot.warnings.begin(), robot.warnings.end());
     scene.notes.insert(scene.notes.end(), robot.notes.begin(), robot.notes.end());
     scene.robots.push_back(std::move(robot));

@@ -617,12 +617,46 @@ void record_geometry(const urdf::Link& link, const std::string& frame, int row, 
   }
   for (const urdf::VisualSharedPtr& v : link.visual_array) {
     if (!v) continue;
-    if (v->geometry && v->geometry->type == urdf::Geometry::MESH) {
-      const auto& g = static_cast<const urdf::Mesh&>(*v->geometry);
-      if (resolve_mesh(g.filename, base_directory).empty())
-        out.notes.push_back(ctx.where(row) + ": " + desc + ": <visual> mesh " + in_quotes(g.filename) +
-                               " not found (relative to " + in_quotes(base_directory) +
-                               " or COULOMB_MODEL_PATH); visual skipped");
+    UrdfVisual uv;
+    uv.link = frame;
+    uv.name = v->name;
+    uv.X_LG = to_transform(v->origin);
+    bool keep = v->geometry != nullptr;
+    if (keep) {
+      switch (v->geometry->type) {
+        case urdf::Geometry::SPHERE:
+          uv.type = UrdfVisual::Type::kSphere;
+          uv.radius = static_cast<const urdf::Sphere&>(*v->geometry).radius;
+          keep = uv.radius > 0.0;
+          break;
+        case urdf::Geometry::BOX:
+          uv.type = UrdfVisual::Type::kBox;
+          uv.size = to_vector(static_cast<const urdf::Box&>(*v->geometry).dim);
+          keep = uv.size.allFinite() && uv.size.minCoeff() > 0.0;
+          break;
+        case urdf::Geometry::CYLINDER: {
+          const auto& g = static_cast<const urdf::Cylinder&>(*v->geometry);
+          uv.type = UrdfVisual::Type::kCylinder;
+          uv.radius = g.radius;
+          uv.length = g.length;
+          keep = uv.radius > 0.0 && uv.length > 0.0;
+          break;
+        }
+        case urdf::Geometry::MESH: {
+          const auto& g = static_cast<const urdf::Mesh&>(*v->geometry);
+          uv.type = UrdfVisual::Type::kMesh;
+          uv.mesh_filename = g.filename;
+          uv.mesh_scale = to_vector(g.scale);
+          uv.mesh_path = resolve_mesh(g.filename, base_directory).string();
+          if (uv.mesh_path.empty()) {
+            out.notes.push_back(ctx.where(row) + ": " + desc + ": <visual> mesh " + in_quotes(g.filename) +
+                                " not found (relative to " + in_quotes(base_directory) +
+                                " or COULOMB_MODEL_PATH); visual skipped");
+            keep = false;
+          }
+          break;
+        }
+      }
     }
     // The colour is the link's, kept even when the visual's mesh is missing (viewers use it
     // to paint the collision shapes).
@@ -635,7 +669,10 @@ void record_geometry(const urdf::Link& link, const std::string& frame, int row, 
       color.rgba[2] = c.b;
       color.rgba[3] = c.a;
       out.colors.push_back(color);
+      std::copy(color.rgba, color.rgba + 4, uv.rgba);
+      uv.has_rgba = true;
     }
+    if (keep) out.visuals.push_back(std::move(uv));
   }
 }
 
@@ -729,10 +766,12 @@ void attach_parsed(multibody::ModelBuilder& builder, const ParsedUrdf& p, const 
                          "to the world (load it without the floating option)");
     if (root_link->inertial && root_link->inertial->mass > 0.0)
       out.warnings.push_back(ctx.where(root_row) + ": link 'world': <inertial> of the world is ignored");
-    const size_t first = out.collisions.size();
+    const size_t first = out.collisions.size(), first_visual = out.visuals.size();
     record_geometry(*root_link, "world", root_row, base_directory, ctx, out);
     for (size_t k = first; k < out.collisions.size(); ++k)
       out.collisions[k].X_LG = options.X_W_root * out.collisions[k].X_LG;
+    for (size_t k = first_visual; k < out.visuals.size(); ++k)
+      out.visuals[k].X_LG = options.X_W_root * out.visuals[k].X_LG;
     out.root_link = "world";
   } else {
     JointSpec base;
@@ -825,6 +864,7 @@ UrdfModel parse_urdf(const std::string& xml, const UrdfOptions& options, const s
   out.robot_name = std::move(a.robot_name);
   out.collisions = std::move(a.collisions);
   out.colors = std::move(a.colors);
+  out.visuals = std::move(a.visuals);
   out.warnings = std::move(a.warnings);
   out.notes = std::move(a.notes);
   out.mimics = std::move(a.mimics);

@@ -25,6 +25,7 @@
 
 #include "coulomb/contact/contact_set.h"
 #include "coulomb/geometry/collision_world.h"
+#include "coulomb/geometry/visual_mesh.h"
 #include "coulomb/multibody/model.h"
 #include "coulomb/multibody/workspace.h"
 
@@ -63,6 +64,10 @@ std::vector<std::uint8_t> inflate(const std::vector<std::uint8_t>& data);
 
 struct ReplayOptions {
   double max_frame_rate = 60.0;  ///< frames per simulated second, > 0
+  /// Visual meshes: at most this many triangles per distinct mesh file, and about
+  /// visual_triangle_budget in all (shared among the files in proportion to their size).
+  int max_triangles_per_mesh = 20000;
+  int visual_triangle_budget = 250000;
   std::string title = "coulomb";  ///< shown in the page (e.g. the scene file)
   double time_step = 0.0;        ///< [s], shown, and used to convert impulses to forces in the legend
 };
@@ -80,6 +85,17 @@ class ReplayRecorder {
   /// is not in the model.
   ReplayRecorder(const multibody::Model& model, const std::vector<geometry::Geometry>& geometries,
                  ReplayOptions options = {});
+  /// With visual geometry (scene::Scene::visuals): drawn by default, the collision shapes of
+  /// bodies that have visuals become an optional overlay. Each distinct mesh file (and scale) is
+  /// read once (geometry::load_visual_mesh), decimated to its triangle budget
+  /// (geometry::decimate) and stored once, positions quantized to 16 bits per axis over the
+  /// part's bounding box; the browser recomputes the normals. A mesh that cannot be read is
+  /// left out, with a note (notes()).
+  ReplayRecorder(const multibody::Model& model, const std::vector<geometry::Geometry>& geometries,
+                 const std::vector<geometry::VisualGeometry>& visuals, ReplayOptions options = {});
+
+  /// Visual meshes left out (unreadable files).
+  const std::vector<std::string>& notes() const { return notes_; }
 
   /// Offers the state at time t [s] with the contacts of the step that ended there and their
   /// impulses (3 per contact, contact frame [t1, t2, n], N·s, as Simulator::contact_impulses();
@@ -106,6 +122,9 @@ class ReplayRecorder {
   multibody::Workspace ws_;
   int num_bodies_ = 0;
   std::string scene_json_;  ///< "bodies" and "static_geometries" members, serialized once
+  std::string mesh_json_;   ///< "visual_meshes" member (JSON array), serialized once
+  std::string mesh_data_;   ///< base64 of the deflated mesh arrays ("" without meshes)
+  std::vector<std::string> notes_;
   std::vector<double> times_;
   std::vector<std::int32_t> positions_;      ///< [frame][body][3]
   std::vector<std::int16_t> quaternions_;    ///< [frame][body][4], hemisphere-continuous per body

@@ -41,6 +41,25 @@ struct UrdfCollision {
   math::Vector3 mesh_scale = math::Vector3::Ones();
 };
 
+/// A <visual> element: primitive or mesh, its pose in the link frame and its colour.
+struct UrdfVisual {
+  enum class Type { kSphere, kBox, kCylinder, kMesh };
+  std::string link;          ///< link (frame) name it is attached to (prefixed)
+  std::string name;          ///< the element's name attribute, may be empty
+  Type type = Type::kMesh;
+  math::Transform X_LG;      ///< pose of the visual in the link frame (<origin>)
+  math::Vector3 size = math::Vector3::Zero();  ///< box: full edge lengths [m]
+  double radius = 0.0;       ///< sphere, cylinder [m]
+  double length = 0.0;       ///< cylinder [m]
+  std::string mesh_filename; ///< mesh: as written in the URDF
+  std::string mesh_path;     ///< mesh: the existing file it resolved to (visuals whose mesh is missing are not recorded)
+  math::Vector3 mesh_scale = math::Vector3::Ones();
+  /// <material><color rgba> (a named material defined at the top level included) when has_rgba;
+  /// otherwise meshes take their own materials' colours (geometry::load_visual_mesh).
+  double rgba[4] = {0.7, 0.7, 0.7, 1.0};
+  bool has_rgba = false;
+};
+
 /// A visual colour (from <visual><material><color rgba>), by link, for viewers.
 struct UrdfColor {
   std::string link;
@@ -59,6 +78,7 @@ struct UrdfModel {
   multibody::Model model;
   std::vector<UrdfCollision> collisions;
   std::vector<UrdfColor> colors;
+  std::vector<UrdfVisual> visuals;    ///< <visual> elements, in file order (missing meshes left out: notes)
   std::vector<std::string> warnings;  ///< what changes the simulation (e.g. a collision mesh not found)
   /// What does not change the simulation: <visual> meshes whose file is missing (viewers draw
   /// the collision shapes instead). `coulomb` prints them as notes; --strict ignores them.
@@ -129,6 +149,7 @@ struct UrdfAttachment {
   std::vector<std::string> joints;
   std::vector<UrdfCollision> collisions;  ///< link names prefixed (UrdfCollision::link)
   std::vector<UrdfColor> colors;          ///< link names prefixed
+  std::vector<UrdfVisual> visuals;        ///< link names prefixed
   std::vector<std::string> warnings;
   std::vector<std::string> notes;         ///< as UrdfModel::notes
   /// <mimic> joints, checked: the leader exists in the file, is not the joint itself, the

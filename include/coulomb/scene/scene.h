@@ -14,6 +14,7 @@
 
 #include "coulomb/contact/contact_set.h"
 #include "coulomb/geometry/collision_world.h"
+#include "coulomb/geometry/visual_mesh.h"
 #include "coulomb/multibody/model.h"
 
 namespace coulomb::scene {
@@ -119,6 +120,9 @@ struct Scene {
   geometry::CollisionOptions collision;     ///< margin
   multibody::Model model;                   ///< gravity set from the file
   std::vector<geometry::Geometry> geometries;
+  /// What viewers draw (URDF <visual> elements; not simulated). Bodies without visuals are drawn
+  /// with their collision geometries.
+  std::vector<geometry::VisualGeometry> visuals;
   Eigen::VectorXd q0;  ///< initial configuration, n_q
   Eigen::VectorXd v0;  ///< initial velocities, n_v
   std::vector<Actuator> actuators;  ///< in the order of their velocity index

@@ -14,6 +14,13 @@
 //   contact_points   int32[3][C]       contact points, units of position_quantum, delta-coded along C
 //   contact_impulses int16[6][C]       impulse on body B in the world frame: normal part (x, y, z) then
 //                                      friction part (x, y, z), units of impulse_quantum [N·s]
+// Visual geometry (URDF <visual>): bodies[i].visuals and static_visuals list primitives and mesh
+// uses ({type: 'mesh', mesh: index into visual_meshes, p, q, rgba?}); each mesh file is stored
+// once in `mesh_data` (base64 of a zlib stream): per part of visual_meshes[k].parts, positions
+// uint16[nv][3] over the part's box lo..hi and triangle indices (uint16 or uint32, index_bytes).
+// Normals are computed here. Visuals are drawn by default; collision shapes are an overlay
+// (bodies without visuals always show their collision shapes; geometries[i].covered marks those
+// that a visual stands for).
 import {
   ACESFilmicToneMapping, AmbientLight, BoxGeometry, BufferAttribute, BufferGeometry, CapsuleGeometry, Color,
   ConeGeometry, CylinderGeometry, DirectionalLight, DoubleSide, Group, HemisphereLight, InstancedMesh, Matrix4,
@@ -149,8 +156,78 @@ function makeShapeMesh(g, planeSize) {
   mesh.position.set(g.p[0], g.p[1], g.p[2]);
   mesh.quaternion.set(g.q[1], g.q[2], g.q[3], g.q[0]);
   mesh.castShadow = g.type !== 'halfspace' && rgba[3] >= 0.5;
+  mesh.userData.castShadow = mesh.castShadow;
   mesh.receiveShadow = true;
   return mesh;
+}
+
+// Decoded visual meshes: for each of meta.visual_meshes, its parts as {geometry, rgba}.
+async function decodeVisualMeshes(meta) {
+  const list = meta.visual_meshes || [];
+  if (list.length === 0) return [];
+  const buffer = await inflate(base64ToBytes(meta.mesh_data));
+  return list.map((m) => m.parts.map((p) => {
+    const [vo, nv] = p.vertices;
+    const raw = new Uint16Array(buffer.slice(vo, vo + nv * 6));
+    const positions = new Float32Array(nv * 3);
+    for (let c = 0; c < 3; ++c) {
+      const lo = p.lo[c], step = (p.hi[c] - p.lo[c]) / 65535;
+      for (let i = 0; i < nv; ++i) positions[3 * i + c] = lo + raw[3 * i + c] * step;
+    }
+    const [io, ni] = p.indices;
+    const Index = p.index_bytes === 2 ? Uint16Array : Uint32Array;
+    const indices = new Index(buffer.slice(io, io + ni * Index.BYTES_PER_ELEMENT));
+    const geometry = new BufferGeometry();
+    geometry.setAttribute('position', new BufferAttribute(positions, 3));
+    geometry.setIndex(new BufferAttribute(indices, 1));
+    geometry.computeVertexNormals();
+    return { geometry, rgba: p.rgba };
+  }));
+}
+
+function makeMaterial(rgba) {
+  return new MeshStandardMaterial({
+    color: color(rgba), roughness: 0.6, metalness: 0.05,
+    transparent: rgba[3] < 1, opacity: rgba[3], depthWrite: rgba[3] >= 1,
+  });
+}
+
+// One <visual>: a primitive, or a group of the mesh's parts (geometry shared by every use).
+function makeVisualObject(v, meshes) {
+  let object;
+  if (v.type === 'mesh') {
+    object = new Group();
+    for (const part of meshes[v.mesh]) {
+      const rgba = v.rgba || part.rgba || [0.7, 0.7, 0.7, 1];
+      const mesh = new Mesh(part.geometry, makeMaterial(rgba));
+      mesh.castShadow = rgba[3] >= 0.5;
+      mesh.receiveShadow = true;
+      object.add(mesh);
+    }
+  } else {
+    const rgba = v.rgba || [0.7, 0.7, 0.7, 1];
+    object = new Mesh(makeShapeGeometry(v, 1), makeMaterial(rgba));
+    object.castShadow = rgba[3] >= 0.5;
+    object.receiveShadow = true;
+  }
+  object.name = v.name;
+  object.position.set(v.p[0], v.p[1], v.p[2]);
+  object.quaternion.set(v.q[1], v.q[2], v.q[3], v.q[0]);
+  return object;
+}
+
+// A body's (or the world's) drawing: its collision shapes and its visuals as two child groups.
+function makeBodyGroups(parent, geometries, visuals, meshes, planeSize) {
+  // Collision shapes a visual stands for (`covered`) go to `collision`, an overlay; the others
+  // (e.g. the ground under a robot welded to the world) are always drawn.
+  const collision = new Group(), visual = new Group();
+  collision.name = 'collision';
+  visual.name = 'visual';
+  for (const v of visuals || []) visual.add(makeVisualObject(v, meshes));
+  const hasVisuals = visual.children.length > 0;
+  for (const g of geometries) (hasVisuals && g.covered ? collision : parent).add(makeShapeMesh(g, planeSize));
+  parent.add(collision, visual);
+  return { collision, visual, hasVisuals };
 }
 
 // Instanced arrows: a shaft (unit cylinder from y = 0 to 1) and a head (unit cone).
@@ -201,6 +278,7 @@ async function main() {
   if (meta.format !== 'coulomb-replay') throw new Error('no replay data in this file');
   const buffer = await inflate(base64ToBytes(meta.data));
   const frames = decodeFrames(meta, buffer);
+  const visualMeshes = await decodeVisualMeshes(meta);
   const F = meta.num_frames, B = meta.bodies.length;
   const duration = F > 0 ? frames.times[F - 1] : 0;
 
@@ -267,17 +345,39 @@ async function main() {
 
   const staticGroup = new Group();
   staticGroup.name = 'world';
-  for (const g of meta.static_geometries) staticGroup.add(makeShapeMesh(g, planeSize));
+  const drawings = [makeBodyGroups(staticGroup, meta.static_geometries, meta.static_visuals, visualMeshes, planeSize)];
   scene.add(staticGroup);
 
   const bodyObjects = meta.bodies.map((body, b) => {
     const group = new Group();
     group.name = body.name;
     group.userData.coulombBody = b;
-    for (const g of body.geometries) group.add(makeShapeMesh(g, planeSize));
+    drawings.push(makeBodyGroups(group, body.geometries, body.visuals, visualMeshes, planeSize));
     scene.add(group);
     return group;
   });
+  const anyVisuals = drawings.some((d) => d.hasVisuals);
+  // Visuals on: drawn; collision shapes of bodies with visuals only as a translucent overlay when
+  // asked. Visuals off: every collision shape, opaque.
+  function applyGeometryVisibility() {
+    dirty = true;
+    for (const d of drawings) {
+      d.visual.visible = state.showVisuals;
+      const overlay = state.showVisuals && d.hasVisuals;
+      d.collision.visible = !overlay || state.showCollision;
+      d.collision.traverse((o) => {
+        if (!o.isMesh) return;
+        const m = o.material;
+        if (m.userData.opacity === undefined) m.userData.opacity = m.opacity;
+        const opacity = overlay ? Math.min(0.45, m.userData.opacity) : m.userData.opacity;
+        m.opacity = opacity;
+        m.transparent = opacity < 1;
+        m.depthWrite = opacity >= 1;
+        m.needsUpdate = true;
+        o.castShadow = !overlay && o.userData.castShadow;
+      });
+    }
+  }
 
   // contacts
   let maxContacts = 0;
@@ -317,7 +417,8 @@ async function main() {
   home();
 
   // ---- playback ----
-  const state = { t: 0, playing: false, speed: 1, frame: 0, showContacts: true, showForces: false, arrowScale: 1 };
+  const state = { t: 0, playing: false, speed: 1, frame: 0, showContacts: true, showForces: false, arrowScale: 1,
+    showVisuals: true, showCollision: false };
   const q0 = new Quaternion(), q1 = new Quaternion();
   const slider = $('slider');
   slider.max = String(duration);
@@ -336,6 +437,12 @@ async function main() {
   // Render only when something changed (time, toggles, camera, size): idle pages cost nothing.
   let dirty = true;
   controls.addEventListener('change', () => { dirty = true; });
+  if (anyVisuals) $('visuals-label').style.display = $('collision-label').style.display = '';
+  state.showVisuals = $('show-visuals').checked;
+  state.showCollision = $('show-collision').checked;
+  $('show-visuals').addEventListener('change', (e) => { state.showVisuals = e.target.checked; applyGeometryVisibility(); });
+  $('show-collision').addEventListener('change', (e) => { state.showCollision = e.target.checked; applyGeometryVisibility(); });
+  applyGeometryVisibility();
 
   function updateContacts() {
     dirty = true;
@@ -456,6 +563,11 @@ async function main() {
       o.matrixWorld.decompose(p, q, new Vector3());
       return { position: [p.x, p.y, p.z], quaternion: [q.w, q.x, q.y, q.z] };
     },
+    /** Visual meshes stored in the file (distinct files) and visuals drawn per body. */
+    numVisualMeshes: visualMeshes.length,
+    hasVisuals: anyVisuals,
+    showVisuals(on) { $('show-visuals').checked = on; state.showVisuals = on; applyGeometryVisibility(); },
+    showCollision(on) { $('show-collision').checked = on; state.showCollision = on; applyGeometryVisibility(); },
     visibleContacts: () => (dots.visible ? dots.count : 0),
     visibleArrows: () => (state.showForces ? normalArrows.shaft.count + frictionArrows.shaft.count : 0),
   });
