@@ -12,6 +12,7 @@
 #include <Eigen/Eigenvalues>
 
 #include <assimp/Importer.hpp>
+#include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
@@ -145,6 +146,9 @@ Shape load_convex_hull(const std::string& path, const math::Vector3& scale, Mesh
   if (!std::filesystem::is_regular_file(path, ec)) throw MeshError(path, "no such file");
   if (std::filesystem::file_size(path, ec) == 0) throw MeshError(path, "the file is empty");
   Assimp::Importer importer;
+  // URDF meshes are in the link frame as written: assimp's Collada up-axis conversion would turn
+  // a Z_UP DAE by 90° (as the visual meshes, geometry/visual_mesh.cc).
+  importer.SetPropertyBool(AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, true);
   const aiScene* scene = importer.ReadFile(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices);
   if (!scene || !scene->mRootNode) throw MeshError(path, std::string("cannot read the mesh: ") + importer.GetErrorString());
   std::vector<math::Vector3> points;

@@ -21,6 +21,7 @@
 #include "coulomb/contact/contact_jacobian.h"
 #include "coulomb/contact/contact_set.h"
 #include "coulomb/multibody/configuration.h"
+#include "coulomb/multibody/rnea.h"
 #include "coulomb/simulation/simulator.h"
 #include "geometry/geometry_test_util.h"
 #include "../../src/geometry/contact_manifold.h"  // internal: the walk against the full scan
@@ -344,6 +345,61 @@ TEST(MeshLoaderTest, ContactJacobianOfAMeshRobotMatchesFiniteDifferences) {
   }
   std::printf("Solo12 contact Jacobian: %d contacts, worst |J v − finite difference| %.2e\n", set.size(), worst);
   EXPECT_LT(worst, 1e-6);
+}
+
+}  // namespace
+}  // namespace coulomb::testing
+
+namespace coulomb::testing {
+namespace {
+
+double max_abs(const Eigen::VectorXd& x) { return x.size() ? x.cwiseAbs().maxCoeff() : 0.0; }
+
+// The example-robot-data Panda (STL collision hulls) under PD holds the ready pose with the static
+// error of a PD against gravity: kp (target − q) = g(q) per joint, within 1 % of g/kp.
+TEST(MeshLoaderTest, MeshPandaUnderPdHoldsItsPoseAgainstGravity) {
+  scene::Scene scene = io::load_scene(std::string(COULOMB_SOURCE_DIR) + "/examples/scenes/panda_mesh.yaml");
+  const std::vector<scene::Actuator> actuators = scene.actuators;
+  simulation::SimulatorParameters p;
+  p.time_step = scene.time_step;
+  simulation::Simulator sim(scene, p);
+  while (sim.time() < 4.0 - 1e-9) sim.step();
+  EXPECT_LT(max_abs(sim.v()), 1e-4);
+  multibody::Workspace ws(sim.model());
+  const Eigen::VectorXd g = multibody::rnea(sim.model(), ws, sim.q(), Eigen::VectorXd::Zero(sim.model().nv()),
+                                            Eigen::VectorXd::Zero(sim.model().nv()));
+  int checked = 0;
+  for (const scene::Actuator& a : actuators) {
+    if (a.joint.find("finger") != std::string::npos) continue;
+    const double expected = g[a.v_index] / a.kp;
+    const double error = a.q_target - sim.q()[a.q_index];
+    std::printf("%s: error %.6g rad, g/kp %.6g rad\n", a.joint.c_str(), error, expected);
+    if (std::abs(g[a.v_index]) < 0.5) continue;
+    EXPECT_NEAR(error, expected, 0.01 * std::abs(expected)) << a.joint;
+    ++checked;
+  }
+  EXPECT_GE(checked, 3);
+}
+
+// The UR5 (STL collision hulls), limp, folds under gravity onto the ground and comes to rest
+// there: at rest after 3 s, touching the ground, less than 1 mm deep.
+TEST(MeshLoaderTest, LimpUr5ComesToRestOnTheGround) {
+  scene::Scene scene = io::load_scene(std::string(COULOMB_SOURCE_DIR) + "/examples/scenes/ur5.yaml");
+  simulation::SimulatorParameters p;
+  p.time_step = scene.time_step;
+  simulation::Simulator sim(scene, p);
+  double deepest = 0.0;
+  while (sim.time() < 3.0 - 1e-9) deepest = std::max(deepest, sim.step().max_penetration);
+  int ground = 0;
+  for (const simulation::ContactResult& c : sim.last_results().contacts) ground += c.body_a == 0 || c.body_b == 0;
+  const double resting = sim.last_step().max_penetration;
+  std::printf("UR5: deepest %.3g m (impact), resting %.3g m, |v| max %.3g, %d ground contacts at 3 s\n", deepest,
+              resting, max_abs(sim.v()), ground);
+  // The scene's contact is compliant (k = 1e5 N/m per point): the impact sinks a few millimetres.
+  EXPECT_LT(deepest, 5e-3);
+  EXPECT_LT(resting, 1e-3);
+  EXPECT_LT(max_abs(sim.v()), 0.05);
+  EXPECT_GT(ground, 0);
 }
 
 }  // namespace
