@@ -1,5 +1,7 @@
 #include "coulomb/geometry/mesh_loader.h"
 
+#include "mesh_import.h"
+
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -127,6 +129,23 @@ Shape convex_hull(const std::vector<math::Vector3>& points, const std::string& w
   return out;
 }
 
+namespace internal {
+
+const aiScene& import_mesh(Assimp::Importer& importer, const std::string& path, const math::Vector3& scale) {
+  if (!scale.allFinite() || !(scale.cwiseAbs().minCoeff() > 0.0))
+    throw MeshError(path, "scale (" + std::to_string(scale.x()) + ", " + std::to_string(scale.y()) + ", " +
+                              std::to_string(scale.z()) + ") must be finite and non-zero on every axis");
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw MeshError(path, "no such file");
+  if (std::filesystem::file_size(path, ec) == 0) throw MeshError(path, "the file is empty");
+  importer.SetPropertyBool(AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, true);
+  const aiScene* scene = importer.ReadFile(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices);
+  if (!scene || !scene->mRootNode) throw MeshError(path, std::string("cannot read the mesh: ") + importer.GetErrorString());
+  return *scene;
+}
+
+}  // namespace internal
+
 Shape load_convex_hull(const std::string& path, const math::Vector3& scale, MeshHullSource* source) {
   static std::mutex mutex;
   static std::map<std::tuple<std::string, double, double, double>, CacheEntry> cache;
@@ -139,21 +158,11 @@ Shape load_convex_hull(const std::string& path, const math::Vector3& scale, Mesh
       return it->second.shape;
     }
   }
-  if (!scale.allFinite() || !(scale.cwiseAbs().minCoeff() > 0.0))
-    throw MeshError(path, "scale (" + std::to_string(scale.x()) + ", " + std::to_string(scale.y()) + ", " +
-                              std::to_string(scale.z()) + ") must be finite and non-zero on every axis");
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw MeshError(path, "no such file");
-  if (std::filesystem::file_size(path, ec) == 0) throw MeshError(path, "the file is empty");
   Assimp::Importer importer;
-  // URDF meshes are in the link frame as written: assimp's Collada up-axis conversion would turn
-  // a Z_UP DAE by 90° (as the visual meshes, geometry/visual_mesh.cc).
-  importer.SetPropertyBool(AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, true);
-  const aiScene* scene = importer.ReadFile(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices);
-  if (!scene || !scene->mRootNode) throw MeshError(path, std::string("cannot read the mesh: ") + importer.GetErrorString());
+  const aiScene& scene = internal::import_mesh(importer, path, scale);
   std::vector<math::Vector3> points;
   int triangles = 0;
-  collect(*scene, *scene->mRootNode, aiMatrix4x4(), scale, points, triangles);
+  collect(scene, *scene.mRootNode, aiMatrix4x4(), scale, points, triangles);
   if (points.empty()) throw MeshError(path, "the file has no vertices");
   CacheEntry entry;
   entry.shape = convex_hull(points, path);

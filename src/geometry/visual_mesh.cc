@@ -1,5 +1,7 @@
 #include "coulomb/geometry/visual_mesh.h"
 
+#include "mesh_import.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -152,22 +154,12 @@ VisualMesh cluster(const VisualMesh& mesh, const math::Vector3& lo, const math::
 }  // namespace
 
 VisualMesh load_visual_mesh(const std::string& path, const math::Vector3& scale) {
-  if (!scale.allFinite() || !(scale.cwiseAbs().minCoeff() > 0.0))
-    throw MeshError(path, "scale (" + std::to_string(scale.x()) + ", " + std::to_string(scale.y()) + ", " +
-                              std::to_string(scale.z()) + ") must be finite and non-zero on every axis");
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw MeshError(path, "no such file");
-  if (std::filesystem::file_size(path, ec) == 0) throw MeshError(path, "the file is empty");
   Assimp::Importer importer;
-  // URDF meshes are in the link frame as written: a Collada file's <up_axis> Z_UP must not be
-  // turned into assimp's y-up (which would rotate every link by 90°).
-  importer.SetPropertyBool(AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, true);
-  const aiScene* scene = importer.ReadFile(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices);
-  if (!scene || !scene->mRootNode) throw MeshError(path, std::string("cannot read the mesh: ") + importer.GetErrorString());
+  const aiScene& scene = internal::import_mesh(importer, path, scale);
   VisualMesh out;
   out.file = path;
   out.scale = scale;
-  collect_parts(*scene, *scene->mRootNode, aiMatrix4x4(), scale, out.parts);
+  collect_parts(scene, *scene.mRootNode, aiMatrix4x4(), scale, out.parts);
   if (out.parts.empty()) throw MeshError(path, "the file has no triangles");
   for (const VisualMesh::Part& p : out.parts)
     for (const math::Vector3& v : p.vertices)
