@@ -250,7 +250,7 @@ struct TrackingController::Impl {
   /// inverse dynamics would otherwise keep the leg moving and lift the whole robot off the foot
   /// within one step: at a trot touchdown on the A1 that is 13.7 kg × 0.4 m/s in 1 ms, a
   /// predicted 3000–5000 N the actuators (33.5 N·m) cannot give.
-  void consistent_touchdowns(const JointReference& ref, const Eigen::VectorXd& v) {
+  void consistent_touchdowns(const JointReference& ref, const Eigen::VectorXd& v, double approach_speed) {
     for (size_t f = 0; f < foot_body.size(); ++f) {
       if (foot_contact[f] == 0) continue;
       if (f < ref.stance.size() && ref.stance[f] == 0) continue;
@@ -280,7 +280,6 @@ struct TrackingController::Impl {
       for (int c = 0; c < k; ++c) qdd[leg_columns(c)] += g(c) * (-vn) / (gg * dt);
     }
   }
-  double approach_speed = 0.0;  ///< ControlGains::touchdown_approach_speed
   static constexpr int kMaxLegJoints = 8;
   Eigen::Matrix<double, 3, kMaxLegJoints> J_leg;
   Eigen::Matrix<int, kMaxLegJoints, 1> leg_columns;
@@ -595,7 +594,6 @@ void TrackingController::update(const simulation::State& state, const simulation
     }
     info_.predicted_normal_impulse = std::numeric_limits<double>::quiet_NaN();
     info_.id_status = inverse_dynamics::IdStatus::kSolved;
-    info_.id = nullptr;
   } else {
     for (int j = 0; j < na; ++j)
       d.qdd[j] = ref_.vdot[j] + gains.kp_accel * d.e[j] + gains.kd_accel * d.edot[j] + gains.ki_accel * d.integral[j];
@@ -604,10 +602,8 @@ void TrackingController::update(const simulation::State& state, const simulation
       d.qdd += d.qdd_balance;
     }
     const inverse_dynamics::IdResults* r = nullptr;
-    if (is_predictive(kind_) && gains.touchdown_consistency) {
-      d.approach_speed = gains.touchdown_approach_speed;
-      d.consistent_touchdowns(ref_, state.v);
-    }
+    if (is_predictive(kind_) && gains.touchdown_consistency)
+      d.consistent_touchdowns(ref_, state.v, gains.touchdown_approach_speed);
     const bool shifted = gains.qp_desired_base_frame && ref_.has_base && d.base_body > 0 &&
                          (kind_ == ControllerKind::kIdQpCoulomb || kind_ == ControllerKind::kIdQpNoSlip);
     if (is_predictive(kind_) && shifted) {
@@ -665,7 +661,6 @@ void TrackingController::update(const simulation::State& state, const simulation
       info_.predicted_normal_impulse = std::numeric_limits<double>::quiet_NaN();
     }
     info_.id_status = r->status;
-    info_.id = r;
     // A failed solve's τ is still commanded when finite (status in info); else the previous τ.
     if (r->tau.size() == na && r->tau.allFinite()) d.tau_prev = r->tau;
     info_.tau = d.tau_prev;

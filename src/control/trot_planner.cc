@@ -449,20 +449,6 @@ void TrotPlanner::update(const simulation::State& state, const simulation::StepR
   // 2. The desired base, re-anchored to the actual planar pose (no drift accumulates).
   m.p_d = p_xy;
   m.yaw_d = yaw;
-  // Stance feet where they actually are (horizontally, in H): the reference then asks of the
-  // stance legs only what levels the base and holds its height, which the feet on the ground can
-  // give. Feet integrated from the command instead drift from the real footholds as the base lags
-  // the command, and a stance reference the ground cannot realize left 0.1 rad of joint error
-  // with the ID controllers (their predicted motion is exact, the reference was not feasible).
-  if (p_.stance_from_state) {
-    const Eigen::Matrix2d Rt = rot2(yaw).transpose();
-    for (Impl::Leg& L : m.legs) {
-      if (L.swinging) continue;
-      const multibody::Frame& F = model.frame(L.frame);
-      const Eigen::Vector3d p_W = m.ws.X_WB[F.body].act(F.X_BF.p);
-      L.xy_H = Rt * (p_W.head<2>() - p_xy);
-    }
-  }
 
   // 3. The command: waypoint following, then the acceleration limits.
   double v_target = 0.0, w_target = 0.0;

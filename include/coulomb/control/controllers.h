@@ -99,9 +99,6 @@ struct ControllerStepInfo {
   inverse_dynamics::IdStatus id_status = inverse_dynamics::IdStatus::kSolved;
   double wall_time = 0.0;  ///< time spent in update() [s] (reference generation included)
   int contacts = 0;        ///< contacts the controller used (predicted or lagged)
-  /// The inverse-dynamics solve of this update (τ, per-contact impulses, ⁺v; nullptr for PID),
-  /// valid until the next update.
-  const inverse_dynamics::IdResults* id = nullptr;
 };
 
 /// A controller for one robot of a simulator's scene. The reference generator decides what is

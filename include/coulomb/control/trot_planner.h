@@ -110,9 +110,6 @@ struct TrotPlannerParameters {
   double ik_damping = 1e-4;
   int ik_iterations = 20;
   double ik_tolerance = 1e-9;
-  /// Stance feet taken (horizontally) from the actual state every step, rather than integrated
-  /// from the command: the stance legs then track only the base's height and attitude.
-  bool stance_from_state = false;
   /// Terrain height z(x, y) under a point [m] (world); default flat at the initial foot height.
   std::function<double(double, double)> terrain_height;
 };
