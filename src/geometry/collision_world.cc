@@ -139,6 +139,7 @@ struct CollisionWorld::Impl {
   std::vector<Vector3> mesh_center, mesh_half;  ///< convex meshes: centre and half size of their vertices' box in G
   std::vector<internal::MeshAdjacency> mesh_adjacency;  ///< convex meshes: vertex neighbours (else empty)
   std::vector<int> mesh_lowest;  ///< convex meshes: lowest vertex over a half-space at the last query (warm start)
+  std::vector<internal::Polytope> polytopes;  ///< boxes and convex meshes: faces (else empty)
   /// Speculative margins: per body, a bound on the distance of its geometry from its origin and
   /// the extra margin set by set_speculative_margins() (all 0 by default).
   std::vector<double> body_radius, body_extra;
@@ -150,6 +151,7 @@ struct CollisionWorld::Impl {
   std::vector<std::pair<int, int>> pairs;
   std::vector<internal::PairContact> pair_contacts;
   internal::ManifoldScratch manifold_scratch;
+  std::vector<Vector3> face_polygon;  ///< world polygon of the face a capsule or cylinder rests on
   fcl::CollisionRequestd collision_request{4, true};
   fcl::CollisionResultd collision_result;
   // Nearest points on; signed distance off: FCL 0.7's signed-distance path is less accurate for
@@ -247,6 +249,7 @@ CollisionWorld::CollisionWorld(const multibody::Model& model, std::vector<Geomet
   impl_->mesh_half.assign(static_cast<size_t>(ng), Vector3::Zero());
   impl_->mesh_adjacency.assign(static_cast<size_t>(ng), {});
   impl_->mesh_lowest.assign(static_cast<size_t>(ng), 0);
+  impl_->polytopes.assign(static_cast<size_t>(ng), {});
   impl_->aabb_hi.resize(static_cast<size_t>(ng));
   std::vector<fcl::CollisionObjectd*> registered;
   for (int i = 0; i < ng; ++i) {
@@ -290,6 +293,7 @@ CollisionWorld::CollisionWorld(const multibody::Model& model, std::vector<Geomet
       impl_->mesh_half[static_cast<size_t>(i)] = 0.5 * (mx - mn);
       impl_->mesh_adjacency[static_cast<size_t>(i)] = internal::mesh_adjacency(g.shape);
     }
+    impl_->polytopes[static_cast<size_t>(i)] = internal::make_polytope(g.shape);
     impl_->fcl_geometries[static_cast<size_t>(i)] = make_fcl_geometry(g.shape);
     auto object = std::make_unique<GeometryObject>(impl_->fcl_geometries[static_cast<size_t>(i)], i);
     object->setTransform(to_fcl(g.X_BG));
@@ -490,12 +494,19 @@ void CollisionWorld::compute_contacts(std::vector<ContactPoint>& out) const {
       }
       internal::PairContact single;
       if (!done && im.fcl_point(geometries_, first, second, margin, &single)) {
-        // A capsule, cylinder or convex mesh resting on a box face: points on the face.
+        const internal::Polytope& pa = im.polytopes[static_cast<size_t>(first)];
+        const internal::Polytope& pb = im.polytopes[static_cast<size_t>(second)];
         internal::PlanarFace face;
-        if (is_box(sa) && rests_with_face(sb) && internal::box_face_along(sa.size, Xa, single.n_W, kFaceMinCos, &face)) {
+        if (!pa.empty() && !pb.empty()) {
+          // Box or hull against hull (box–box is above): face points by clipping.
+          internal::polytope_manifold(pa, Xa, pb, Xb, single.n_W, single.phi, margin, kFaceMinCos,
+                                      im.manifold_scratch, im.pair_contacts);
+        } else if (!pa.empty() && rests_with_face(sb) &&
+                   internal::polytope_face_along(pa, Xa, single.n_W, kFaceMinCos, im.face_polygon, &face)) {
+          // A capsule or cylinder resting on a face of a box or hull: points on the face.
           internal::face_manifold(sb, Xb, face, margin, true, im.manifold_scratch, im.pair_contacts);
-        } else if (is_box(sb) && rests_with_face(sa) &&
-                   internal::box_face_along(sb.size, Xb, -single.n_W, kFaceMinCos, &face)) {
+        } else if (!pb.empty() && rests_with_face(sa) &&
+                   internal::polytope_face_along(pb, Xb, -single.n_W, kFaceMinCos, im.face_polygon, &face)) {
           internal::face_manifold(sa, Xa, face, margin, false, im.manifold_scratch, im.pair_contacts);
         }
         if (im.pair_contacts.empty()) im.pair_contacts.push_back(single);

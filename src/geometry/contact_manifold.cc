@@ -27,6 +27,15 @@ constexpr std::array<double, 8> kRimSin = {0.0, kS, 1.0, kS, 0.0, -kS, -1.0, -kS
 // points exactly on the border, e.g. equal boxes stacked, are kept despite rounding).
 bool inside_face(const PlanarFace& face, const Vector3& x, double tol) {
   if (!face.bounded) return true;
+  if (face.polygon != nullptr) {
+    const std::vector<Vector3>& P = *face.polygon;
+    const size_t m = P.size();
+    for (size_t i = 0; i < m; ++i) {
+      const Vector3 edge = P[(i + 1) % m] - P[i];
+      if (edge.cross(x - P[i]).dot(face.normal) < -tol * edge.norm()) return false;
+    }
+    return true;
+  }
   const Vector3 r = x - face.center;
   return std::abs(face.u.dot(r)) <= face.half_u + tol && std::abs(face.v.dot(r)) <= face.half_v + tol;
 }
@@ -53,6 +62,46 @@ struct Candidates {
 };
 
 double sign_or_plus(double s) { return s < 0.0 ? -1.0 : 1.0; }
+
+// At most 8 of m > 8 points (world positions `points`, heights `heights`) spread over a face
+// with in-plane unit axes u, v: the deepest, then the extreme point along 8 directions (first
+// index wins ties), without repeats. Returns the count written to keep.
+int spread_points(const std::vector<Vector3>& points, const std::vector<double>& heights, int m, const Vector3& u,
+                  const Vector3& v, std::array<int, 9>& keep) {
+  int nk = 0;
+  auto add = [&](int j) {
+    for (int q = 0; q < nk; ++q) {
+      if (keep[static_cast<size_t>(q)] == j) return;
+    }
+    keep[static_cast<size_t>(nk++)] = j;
+  };
+  int deepest = 0;
+  for (int j = 1; j < m; ++j) {
+    if (heights[static_cast<size_t>(j)] < heights[static_cast<size_t>(deepest)]) deepest = j;
+  }
+  add(deepest);
+  for (int k = 0; k < 8 && nk < 8; ++k) {
+    const Vector3 dir = kRimCos[static_cast<size_t>(k)] * u + kRimSin[static_cast<size_t>(k)] * v;
+    int best = 0;
+    double best_value = -kInf;
+    for (int j = 0; j < m; ++j) {
+      const double value = dir.dot(points[static_cast<size_t>(j)]);
+      if (value > best_value) {
+        best_value = value;
+        best = j;
+      }
+    }
+    add(best);
+  }
+  return nk;
+}
+
+// Unit vectors u, v completing the unit n to a right-handed frame (u, v, n).
+void plane_axes(const Vector3& n, Vector3* u, Vector3* v) {
+  const Vector3 a = std::abs(n.x()) < 0.6 ? Vector3::UnitX() : (std::abs(n.y()) < 0.6 ? Vector3::UnitY() : Vector3::UnitZ());
+  *u = (a - a.dot(n) * n).normalized();
+  *v = n.cross(*u);
+}
 
 }  // namespace
 
@@ -248,31 +297,7 @@ int face_manifold(const Shape& shape, const Transform& X_WS, const PlanarFace& f
     // More than 8: the deepest vertex, then the extreme vertices along 8 directions of the face
     // plane (first index wins ties), without repeats, at most 8.
     std::array<int, 9> keep{};
-    int nk = 0;
-    auto add = [&](int j) {
-      for (int q = 0; q < nk; ++q) {
-        if (keep[static_cast<size_t>(q)] == j) return;
-      }
-      keep[static_cast<size_t>(nk++)] = j;
-    };
-    int deepest = 0;
-    for (int j = 1; j < m; ++j) {
-      if (scratch.heights[static_cast<size_t>(j)] < scratch.heights[static_cast<size_t>(deepest)]) deepest = j;
-    }
-    add(deepest);
-    for (int k = 0; k < 8 && nk < 8; ++k) {
-      const Vector3 dir = kRimCos[static_cast<size_t>(k)] * face.u + kRimSin[static_cast<size_t>(k)] * face.v;
-      int best = 0;
-      double best_value = -kInf;
-      for (int j = 0; j < m; ++j) {
-        const double value = dir.dot(world_vertex(j));
-        if (value > best_value) {
-          best_value = value;
-          best = j;
-        }
-      }
-      add(best);
-    }
+    const int nk = spread_points(scratch.points, scratch.heights, m, face.u, face.v, keep);
     for (int q = 0; q < nk; ++q) {
       const int j = keep[static_cast<size_t>(q)];
       emit(face, world_vertex(j), scratch.heights[static_cast<size_t>(j)], face_is_a, out);
@@ -515,6 +540,228 @@ BoxBoxStatus box_box_manifold(const Vector3& size_a, const Transform& X_WA, cons
     out.push_back(c);
   }
   return out.size() > start ? BoxBoxStatus::kContacts : BoxBoxStatus::kFallback;
+}
+
+Polytope make_polytope(const Shape& shape) {
+  Polytope P;
+  if (shape.type == ShapeType::kBox) {
+    const Vector3 h = 0.5 * shape.size;
+    for (int i = 0; i < 8; ++i)
+      P.vertices_G.emplace_back((i & 1) ? h.x() : -h.x(), (i & 2) ? h.y() : -h.y(), (i & 4) ? h.z() : -h.z());
+    // Corner i has bit k set when its coordinate k is +h[k]. Face ±k: the 4 corners with bit k
+    // equal to (+: 1, −: 0), ordered counter-clockwise about the outward normal.
+    for (int k = 0; k < 3; ++k) {
+      const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+      for (int sgn : {1, -1}) {
+        PolytopeFace f;
+        f.normal_G = Vector3::Zero();
+        f.normal_G[k] = sgn;
+        f.offset = h[k];
+        const int base = sgn > 0 ? (1 << k) : 0;
+        // (k1, k2) square corners in counter-clockwise order about +k: (−,−), (+,−), (+,+), (−,+).
+        const int order[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+        for (int q = 0; q < 4; ++q) {
+          const int qq = sgn > 0 ? q : 3 - q;  // reversed about −k
+          f.vertices.push_back(base | (order[qq][0] << k1) | (order[qq][1] << k2));
+        }
+        P.faces.push_back(std::move(f));
+      }
+    }
+    P.size = h.norm();
+    return P;
+  }
+  if (shape.type != ShapeType::kConvexMesh) return P;
+  P.vertices_G = shape.vertices;
+  for (const Vector3& x : shape.vertices) P.size = std::max(P.size, x.norm());
+  constexpr double kSameNormalCos = 1.0 - 5e-7;  // about 0.057°
+  const double plane_tol = 1e-6 * std::max(P.size, 1e-9);
+  std::vector<Vector3> seed;        // per face: the normal of its first triangle
+  std::vector<Vector3> weighted;    // per face: area-weighted normal sum
+  std::vector<std::vector<int>> members;
+  for (const auto& t : shape.triangles) {
+    const Vector3& a = shape.vertices[static_cast<size_t>(t[0])];
+    const Vector3& b = shape.vertices[static_cast<size_t>(t[1])];
+    const Vector3& c = shape.vertices[static_cast<size_t>(t[2])];
+    const Vector3 w = (b - a).cross(c - a);  // 2 × area × unit normal
+    const double len = w.norm();
+    if (!(len > 0.0)) continue;
+    const Vector3 n = w / len;
+    size_t f = 0;
+    for (; f < seed.size(); ++f) {
+      if (seed[f].dot(n) >= kSameNormalCos && std::abs(seed[f].dot(a - shape.vertices[static_cast<size_t>(members[f][0])])) <= plane_tol)
+        break;
+    }
+    if (f == seed.size()) {
+      seed.push_back(n);
+      weighted.push_back(Vector3::Zero());
+      members.emplace_back();
+    }
+    weighted[f] += w;
+    for (int k = 0; k < 3; ++k) {
+      std::vector<int>& m = members[f];
+      if (std::find(m.begin(), m.end(), t[static_cast<size_t>(k)]) == m.end()) m.push_back(t[static_cast<size_t>(k)]);
+    }
+  }
+  for (size_t f = 0; f < seed.size(); ++f) {
+    PolytopeFace face;
+    face.normal_G = weighted[f].normalized();
+    Vector3 centroid = Vector3::Zero();
+    face.offset = -kInf;
+    for (int i : members[f]) {
+      centroid += shape.vertices[static_cast<size_t>(i)];
+      face.offset = std::max(face.offset, face.normal_G.dot(shape.vertices[static_cast<size_t>(i)]));
+    }
+    centroid /= static_cast<double>(members[f].size());
+    Vector3 u, v;
+    plane_axes(face.normal_G, &u, &v);
+    std::vector<std::pair<double, int>> by_angle;
+    for (int i : members[f]) {
+      const Vector3 r = shape.vertices[static_cast<size_t>(i)] - centroid;
+      by_angle.emplace_back(std::atan2(v.dot(r), u.dot(r)), i);
+    }
+    std::sort(by_angle.begin(), by_angle.end());
+    for (const auto& [angle, i] : by_angle) face.vertices.push_back(i);
+    P.faces.push_back(std::move(face));
+  }
+  return P;
+}
+
+bool polytope_face_along(const Polytope& polytope, const Transform& X_WG, const Vector3& dir_W, double min_cos,
+                         std::vector<Vector3>& polygon_W, PlanarFace* face) {
+  if (polytope.faces.empty()) return false;
+  const Vector3 d_G = X_WG.R.transpose() * dir_W;
+  size_t best = 0;
+  double best_cos = -kInf;
+  for (size_t f = 0; f < polytope.faces.size(); ++f) {
+    const double c = polytope.faces[f].normal_G.dot(d_G);
+    if (c > best_cos) {
+      best_cos = c;
+      best = f;
+    }
+  }
+  if (best_cos < min_cos) return false;
+  const PolytopeFace& pf = polytope.faces[best];
+  polygon_W.clear();
+  Vector3 center = Vector3::Zero();
+  for (int i : pf.vertices) {
+    polygon_W.push_back(X_WG.act(polytope.vertices_G[static_cast<size_t>(i)]));
+    center += polygon_W.back();
+  }
+  center /= static_cast<double>(polygon_W.size());
+  face->normal = X_WG.R * pf.normal_G;
+  // The face plane through the supporting offset (vertices of merged faces may sit slightly
+  // below it).
+  face->center = center + (pf.offset + X_WG.p.dot(face->normal) - face->normal.dot(center)) * face->normal;
+  plane_axes(face->normal, &face->u, &face->v);
+  double extent = 0.0;
+  for (const Vector3& x : polygon_W) extent = std::max(extent, (x - center).norm());
+  face->half_u = face->half_v = extent;
+  face->bounded = true;
+  face->polygon = &polygon_W;
+  return true;
+}
+
+namespace {
+
+// Sutherland–Hodgman on a polygon of any size: keeps the part of `in` with dir·(x − origin) ≤ 0.
+// A vertex within `tol` outside counts as on the plane (kept as is, no extra crossing point).
+void clip_polygon(const std::vector<Vector3>& in, const Vector3& dir, const Vector3& origin, double tol,
+                  std::vector<Vector3>& out) {
+  out.clear();
+  const size_t n = in.size();
+  for (size_t i = 0; i < n; ++i) {
+    const Vector3& a = in[i];
+    const Vector3& b = in[(i + 1) % n];
+    const double da = dir.dot(a - origin);
+    const double db = dir.dot(b - origin);
+    const bool a_in = da <= tol, b_in = db <= tol;
+    if (a_in) out.push_back(a);
+    if ((a_in && !b_in && da < 0.0) || (!a_in && b_in && db < 0.0)) out.push_back(a + (da / (da - db)) * (b - a));
+  }
+}
+
+}  // namespace
+
+int polytope_manifold(const Polytope& a, const Transform& X_WA, const Polytope& b, const Transform& X_WB,
+                      const Vector3& n_W, double phi, double margin, double min_cos, ManifoldScratch& scratch,
+                      std::vector<PairContact>& out) {
+  if (a.faces.empty() || b.faces.empty()) return 0;
+  // Best-aligned faces: A's along +n, B's along −n.
+  auto best_face = [](const Polytope& p, const Vector3& d_G, double* cos_out) {
+    size_t best = 0;
+    double best_cos = -kInf;
+    for (size_t f = 0; f < p.faces.size(); ++f) {
+      const double c = p.faces[f].normal_G.dot(d_G);
+      if (c > best_cos) {
+        best_cos = c;
+        best = f;
+      }
+    }
+    *cos_out = best_cos;
+    return best;
+  };
+  double cos_a = 0.0, cos_b = 0.0;
+  const size_t fa = best_face(a, X_WA.R.transpose() * n_W, &cos_a);
+  const size_t fb = best_face(b, X_WB.R.transpose() * Vector3(-n_W), &cos_b);
+  if (std::max(cos_a, cos_b) < min_cos) return 0;
+  const bool ref_is_a = cos_a >= cos_b - 1e-6;
+  const Polytope& ref = ref_is_a ? a : b;
+  const Polytope& inc = ref_is_a ? b : a;
+  const Transform& X_R = ref_is_a ? X_WA : X_WB;
+  const Transform& X_I = ref_is_a ? X_WB : X_WA;
+  const PolytopeFace& rf = ref.faces[ref_is_a ? fa : fb];
+  const Vector3 N = X_R.R * rf.normal_G;  // out of the reference polytope, towards the other
+  const Vector3 p_ref = X_R.p + rf.offset * N;  // a point of the reference plane (after N·X_R.p)
+  // Incident face: most anti-parallel to N.
+  double cos_i = 0.0;
+  const PolytopeFace& inc_face = inc.faces[best_face(inc, X_I.R.transpose() * Vector3(-N), &cos_i)];
+  scratch.clip_a.clear();
+  for (int i : inc_face.vertices) scratch.clip_a.push_back(X_I.act(inc.vertices_G[static_cast<size_t>(i)]));
+  const double scale = 1.0 + std::max(a.size, b.size);
+  const double tol = 1e-12 * scale;
+  // The reference polygon in W and its side planes (outward directions N × edge reversed).
+  scratch.polygon.clear();
+  for (int i : rf.vertices) scratch.polygon.push_back(X_R.act(ref.vertices_G[static_cast<size_t>(i)]));
+  const size_t m = scratch.polygon.size();
+  for (size_t i = 0; i < m && !scratch.clip_a.empty(); ++i) {
+    const Vector3& p0 = scratch.polygon[i];
+    const Vector3 edge = scratch.polygon[(i + 1) % m] - p0;
+    const double len = edge.norm();
+    if (!(len > tol)) continue;
+    const Vector3 outward = edge.cross(N) / len;  // counter-clockwise about N: N × edge points in
+    clip_polygon(scratch.clip_a, outward, p0, tol, scratch.clip_b);
+    std::swap(scratch.clip_a, scratch.clip_b);
+  }
+  // Depths; drop repeats (degenerate slivers).
+  scratch.points.clear();
+  scratch.heights.clear();
+  for (const Vector3& x : scratch.clip_a) {
+    const double depth = N.dot(x - p_ref);
+    if (depth > margin) continue;
+    bool duplicate = false;
+    for (const Vector3& y : scratch.points) {
+      if ((x - y).norm() <= 1e-9 * scale) duplicate = true;
+    }
+    if (duplicate) continue;
+    scratch.points.push_back(x);
+    scratch.heights.push_back(depth);
+  }
+  const int count = static_cast<int>(scratch.points.size());
+  if (count == 0) return 0;
+  const double deepest = *std::min_element(scratch.heights.begin(), scratch.heights.end());
+  if (deepest > phi + std::max(1e-6, 0.1 * std::abs(phi))) return 0;
+  PlanarFace face;
+  face.normal = N;
+  plane_axes(N, &face.u, &face.v);
+  auto put = [&](int j) { emit(face, scratch.points[static_cast<size_t>(j)], scratch.heights[static_cast<size_t>(j)], ref_is_a, out); };
+  if (count <= 8) {
+    for (int j = 0; j < count; ++j) put(j);
+    return count;
+  }
+  std::array<int, 9> keep{};
+  const int nk = spread_points(scratch.points, scratch.heights, count, face.u, face.v, keep);
+  for (int q = 0; q < nk; ++q) put(keep[static_cast<size_t>(q)]);
+  return nk;
 }
 
 bool sphere_box_point(double radius, const math::Vector3& p_WS, const math::Vector3& size, const math::Transform& X_WB,

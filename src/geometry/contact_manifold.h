@@ -34,8 +34,10 @@ bool sphere_box_point(double radius, const math::Vector3& p_WS, const math::Vect
 
 /// A planar face in W: the plane through `center` with unit outward normal `normal`. When
 /// `bounded`, the face is the rectangle {center + s u + t v : |s| ≤ half_u, |t| ≤ half_v}
-/// (u, v unit, orthogonal to normal and to each other); otherwise the whole plane (the
-/// boundary of a half-space).
+/// (u, v unit, orthogonal to normal and to each other), or, when `polygon` is set, the convex
+/// polygon with those vertices (world frame, counter-clockwise about `normal`, in the plane;
+/// half_u, half_v then bound its extent from `center` and only scale tolerances); otherwise the
+/// whole plane (the boundary of a half-space).
 struct PlanarFace {
   math::Vector3 center = math::Vector3::Zero();
   math::Vector3 normal = math::Vector3::UnitZ();
@@ -43,7 +45,29 @@ struct PlanarFace {
   math::Vector3 v = math::Vector3::UnitY();
   double half_u = 0.0, half_v = 0.0;
   bool bounded = false;
+  const std::vector<math::Vector3>* polygon = nullptr;  ///< not owned; null: the rectangle
 };
+
+/// One face of a convex polytope, in the polytope's frame G: coplanar triangles merged.
+struct PolytopeFace {
+  math::Vector3 normal_G = math::Vector3::UnitZ();  ///< unit, outward
+  double offset = 0.0;                              ///< normal_G·x for x on the face [m]
+  std::vector<int> vertices;                        ///< counter-clockwise about normal_G
+};
+
+/// A box or a convex mesh as vertices and polygonal faces (G frame).
+struct Polytope {
+  std::vector<math::Vector3> vertices_G;
+  std::vector<PolytopeFace> faces;
+  double size = 0.0;  ///< largest vertex distance from G's origin [m] (scales tolerances)
+  bool empty() const { return faces.empty(); }
+};
+
+/// The polytope of a box (8 corners, 6 quadrilaterals) or of a convex mesh (its vertices; its
+/// triangles merged into faces when their normals agree within about 0.06° and their planes
+/// within 1e-6 of the mesh's size, which absorbs the float noise of STL files). Empty for the
+/// other shapes.
+Polytope make_polytope(const Shape& shape);
 
 /// Per-call scratch buffers, kept by the caller so that repeated calls do not allocate.
 struct ManifoldScratch {
@@ -53,6 +77,8 @@ struct ManifoldScratch {
   std::vector<int> stack;
   std::vector<unsigned char> visited;
   std::vector<math::Vector3> points;  ///< world positions of `indices`
+  // Polytope manifolds: polygons being clipped, and a face's world polygon.
+  std::vector<math::Vector3> clip_a, clip_b, polygon;
 };
 
 /// Vertex adjacency of a convex mesh (from its triangles): neighbours of every vertex.
@@ -102,6 +128,28 @@ bool box_face_along(const math::Vector3& size, const math::Transform& X_WG, cons
 int face_manifold(const Shape& shape, const math::Transform& X_WS, const PlanarFace& face, double margin,
                   bool face_is_a, ManifoldScratch& scratch, std::vector<PairContact>& out,
                   const MeshAdjacency* adjacency = nullptr, int* start_vertex = nullptr);
+
+/// The face of `polytope` (pose X_WG) whose outward normal is closest to the unit direction
+/// dir_W, as a bounded PlanarFace whose `polygon` points at `polygon_W` (filled with its world
+/// vertices). Returns false (nothing written) when dir_W·normal < min_cos.
+bool polytope_face_along(const Polytope& polytope, const math::Transform& X_WG, const math::Vector3& dir_W,
+                         double min_cos, std::vector<math::Vector3>& polygon_W, PlanarFace* face);
+
+/// Convex polytope A (pose X_WA) against convex polytope B, given the unit normal n_W (from A
+/// into B) of their deepest point (from a general query): face-contact points by clipping, as
+/// box_box_manifold does for boxes. The reference face is A's face best aligned with n_W or B's
+/// best aligned with −n_W (A's unless B's is clearly better); if its normal is not within
+/// acos(min_cos) of ±n_W the contact is at an edge or vertex and nothing is written. The
+/// incident face is the other polytope's face most anti-parallel to the reference normal; its
+/// polygon is clipped against the side planes of the reference polygon (Sutherland–Hodgman),
+/// and each clipped vertex x with depth φ = N·(x − reference plane) ≤ margin gives
+/// PairContact{x − φ/2 N, ±N (from A into B), φ}; more than 8 are reduced to the deepest and the
+/// extremes along 8 directions of the reference plane. When the deepest point found is
+/// shallower than `phi` (the query's depth) by more than max(1e-6 m, 0.1 |phi|), the face
+/// points do not describe the overlap and nothing is written. Returns the number of points.
+int polytope_manifold(const Polytope& a, const math::Transform& X_WA, const Polytope& b, const math::Transform& X_WB,
+                      const math::Vector3& n_W, double phi, double margin, double min_cos, ManifoldScratch& scratch,
+                      std::vector<PairContact>& out);
 
 enum class BoxBoxStatus {
   kSeparated,  ///< some separating axis shows a gap > margin: no contact
