@@ -498,16 +498,20 @@ void CollisionWorld::compute_contacts(std::vector<ContactPoint>& out) const {
         const internal::Polytope& pb = im.polytopes[static_cast<size_t>(second)];
         internal::PlanarFace face;
         if (!pa.empty() && !pb.empty()) {
-          // Box or hull against hull (box–box is above): face points by clipping.
-          internal::polytope_manifold(pa, Xa, pb, Xb, single.n_W, single.phi, margin, kFaceMinCos,
-                                      im.manifold_scratch, im.pair_contacts);
-        } else if (!pa.empty() && rests_with_face(sb) &&
-                   internal::polytope_face_along(pa, Xa, single.n_W, kFaceMinCos, im.face_polygon, &face)) {
-          // A capsule or cylinder resting on a face of a box or hull: points on the face.
-          internal::face_manifold(sb, Xb, face, margin, true, im.manifold_scratch, im.pair_contacts);
-        } else if (!pb.empty() && rests_with_face(sa) &&
-                   internal::polytope_face_along(pb, Xb, -single.n_W, kFaceMinCos, im.face_polygon, &face)) {
-          internal::face_manifold(sa, Xa, face, margin, false, im.manifold_scratch, im.pair_contacts);
+          // Box or hull against hull: face points by clipping. (Two boxes reach here only when
+          // box_box_manifold found an edge or corner contact: FCL's point stands.)
+          if (!(is_box(sa) && is_box(sb)))
+            internal::polytope_manifold(pa, Xa, pb, Xb, single.n_W, single.phi, margin, kFaceMinCos,
+                                        im.manifold_scratch, im.pair_contacts);
+        } else if (!pa.empty() && rests_with_face(sb)) {
+          // A capsule or cylinder resting on a face of a box (the exact rectangle) or a hull.
+          if (is_box(sa) ? internal::box_face_along(sa.size, Xa, single.n_W, kFaceMinCos, &face)
+                         : internal::polytope_face_along(pa, Xa, single.n_W, kFaceMinCos, im.face_polygon, &face))
+            internal::face_manifold(sb, Xb, face, margin, true, im.manifold_scratch, im.pair_contacts);
+        } else if (!pb.empty() && rests_with_face(sa)) {
+          if (is_box(sb) ? internal::box_face_along(sb.size, Xb, -single.n_W, kFaceMinCos, &face)
+                         : internal::polytope_face_along(pb, Xb, -single.n_W, kFaceMinCos, im.face_polygon, &face))
+            internal::face_manifold(sa, Xa, face, margin, false, im.manifold_scratch, im.pair_contacts);
         }
         if (im.pair_contacts.empty()) im.pair_contacts.push_back(single);
       }

@@ -704,7 +704,22 @@ int polytope_manifold(const Polytope& a, const Transform& X_WA, const Polytope& 
   const size_t fa = best_face(a, X_WA.R.transpose() * n_W, &cos_a);
   const size_t fb = best_face(b, X_WB.R.transpose() * Vector3(-n_W), &cos_b);
   if (std::max(cos_a, cos_b) < min_cos) return 0;
-  const bool ref_is_a = cos_a >= cos_b - 1e-6;
+  // Between two candidate faces, the one with the larger separation (the shallower overlap along
+  // its normal, as the separating-axis test picks), A's unless B's is clearly better.
+  auto separation = [](const Transform& X_F, const PolytopeFace& f, const Polytope& other,
+                       const Transform& X_O) {
+    const Vector3 N = X_F.R * f.normal_G;
+    const Vector3 N_O = X_O.R.transpose() * N;
+    double lowest = kInf;
+    for (const Vector3& x : other.vertices_G) lowest = std::min(lowest, N_O.dot(x));
+    return lowest + N.dot(X_O.p) - (f.offset + N.dot(X_F.p));
+  };
+  bool ref_is_a = cos_a >= min_cos;
+  if (ref_is_a && cos_b >= min_cos) {
+    const double sep_a = separation(X_WA, a.faces[fa], b, X_WB);
+    const double sep_b = separation(X_WB, b.faces[fb], a, X_WA);
+    ref_is_a = !(sep_b > sep_a + 1e-9 * (1.0 + std::max(a.size, b.size)) + 1e-3 * std::abs(sep_a));
+  }
   const Polytope& ref = ref_is_a ? a : b;
   const Polytope& inc = ref_is_a ? b : a;
   const Transform& X_R = ref_is_a ? X_WA : X_WB;

@@ -2,9 +2,10 @@
 //
 // FCL reports one deepest point per pair, which lets a box resting on the ground rock on a
 // single point. The functions here generate several points for the pairs where a face rests
-// on a face: any shape against a planar face (a half-space, or one face of a box), and box
-// against box (separating-axis test + Sutherland–Hodgman clipping of the incident face
-// against the reference face). Conventions are those of geometry::ContactPoint: everything in
+// on a face: any shape against a planar face (a half-space, or one face of a box or of a convex
+// hull), box against box (separating-axis test + Sutherland–Hodgman clipping of the incident face
+// against the reference face), and convex polytopes (hulls, boxes) against each other by the same
+// clipping on their polygonal faces. Conventions are those of geometry::ContactPoint: everything in
 // the world frame W, n_W a unit vector from A into B, φ the signed distance (< 0 overlapping),
 // p_W midway between the two surfaces along n_W. The rules per pair are in docs/geometry.md.
 #pragma once
