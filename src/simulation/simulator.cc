@@ -359,6 +359,14 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   const bool theta_at_end = th == 1.0 && thvq == 1.0;
   multibody::generalized_momentum(model, ws_, q0, v0);
   p0 = ws_.momentum;
+  // The iteration matrix: A at q₀, factored once per step (a chord method). Newton's exact
+  // Jacobian of m(v) would add δt ∂(M v)/∂q terms that A at q₁ omits as well, so A(q₀) converges
+  // as fast; the converged v* is the same to the tolerance, and A is then evaluated at q₁(v*).
+  // It depends on (q₀, v₀) only: a step from a state set by set_state() is the same step. If an
+  // iteration does not contract the correction by 4× (fast motion at a large δt), A is refreshed
+  // at q₁ of the current iterate from then on (the plain quasi-Newton iteration).
+  assemble_A(multibody::crba_from_joint_poses(model, ws_));
+  for (size_t t = 0; t < trees_.size(); ++t) s.llt[t].compute(A_blocks_[t]);
   if (th == 0.0) {  // explicit forces: evaluated once, at (q₀, v₀)
     p_theta = ws_.momentum;
     beta_theta = ws_.momentum_bias;
@@ -367,6 +375,8 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   }
   v_star = v0;
   results_.stats.free_motion_iterations = 0;
+  bool refresh = false;
+  double last_correction = std::numeric_limits<double>::infinity();
   for (int it = 0; it < parameters_.free_motion_max_iterations; ++it) {
     v_thvq = thvq * v_star + (1.0 - thvq) * v0;
     multibody::integrate(model, q0, v_thvq, dt, q1);  // q₁ = q₀ ⊕ δt v^{θ_vq}
@@ -379,13 +389,16 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
     }
     multibody::generalized_momentum(model, ws_, q1, v_star);  // p(q₁, v); joint poses at q₁ for crba
     const Eigen::VectorXd& p1 = ws_.momentum;
+    if (refresh) {  // joint poses at q₁ of this iterate, from the momentum pass
+      assemble_A(multibody::crba_from_joint_poses(model, ws_));
+      for (size_t t = 0; t < trees_.size(); ++t) s.llt[t].compute(A_blocks_[t]);
+    }
     if (theta_at_end) {
       q_theta = q1;
       v_theta = v_star;
       p_theta = p1;
       beta_theta = ws_.momentum_bias;
     }
-    assemble_A(multibody::crba_from_joint_poses(model, ws_));
     k1 = tau_applied_ - damping_.cwiseProduct(v_theta);
     for (const scene::JointSpring& sp : scene_.springs)
       k1[sp.v_index] -= sp.stiffness * (q_theta[sp.q_index] - sp.rest_position);
@@ -407,13 +420,15 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
       const contact::TreeRange& r = trees_[t];
       auto dv_t = dv.segment(r.v_start, r.nv);
       dv_t = m.segment(r.v_start, r.nv);
-      s.llt[t].compute(A_blocks_[t]);
       s.llt[t].solveInPlace(dv_t);
       dv_t = -dv_t;
     }
     v_star += dv;
     ++results_.stats.free_motion_iterations;
-    if (dv.norm() <= parameters_.free_motion_tolerance * std::max(1.0, v_star.norm())) break;
+    const double correction = dv.norm();
+    if (correction <= parameters_.free_motion_tolerance * std::max(1.0, v_star.norm())) break;
+    if (correction > 0.25 * last_correction) refresh = true;
+    last_correction = correction;
   }
   // A at the converged v* (digest §2.4: evaluated once, at v*), where the momentum is: q₁(v*).
   v_thvq = thvq * v_star + (1.0 - thvq) * v0;
