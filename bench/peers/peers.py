@@ -39,7 +39,6 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 # takes seconds per step there); docs/benchmarks-peers.md states them.
 SCENES = [
     ("a1_drop", 1000, 100),
-    ("humanoid_drop", 1000, 100),
     ("box_stack", 300, 50),
     ("spring_cylinder", 250, 50),
     ("clutter", 300, 50),
