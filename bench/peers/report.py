@@ -219,8 +219,10 @@ def main():
     w("")
     w("Fitted exponent of the cost per step, cost ∝ n^k over clutter 40, 80, 160, 320 (least squares on the "
       "medians): " + ", ".join(f"{ENGINE_LABEL[e]} k = {k:.2f}" for e, k in exps.items() if k is not None) + ". "
-      "The large piles run fewer steps (table above): they are still falling or settling at the end, so their "
-      "cost per step is that of the first second, not of a settled pile.")
+      "**These exponents are not yet meaningful**: the large piles run fewer steps (table above) and their "
+      "columns are up to 9.6 m tall (clutter_320), so within 1–1.5 s most of their objects are still in free "
+      "fall; clutter_320's point is cheaper per step than clutter_160's for every engine. A fair scaling needs "
+      "the same simulated time or a settled starting pile (left to do).")
     w("")
     w("## Penetration against speed")
     w("")
