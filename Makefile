@@ -5,6 +5,9 @@
 #   make test    deps + build + every ctest test (unit, oracle, install, browser, fidelity)
 #   make bench   deps + build + run the benchmarks (console): coulomb_bench, then coulomb_id_bench
 #                (inverse dynamics against the number of contacts; ID_BENCH_ARGS)
+#   make bench-peers   coulomb against MuJoCo 4, Drake and Pinocchio, same scenes, same run, in
+#                its own venv (build/bench-venv): rewrites docs/benchmarks-peers.md and its plots
+#                (scripts/bench_peers.sh; PEERS_SEEDS, PEERS_STEPS_SCALE, PEERS_SCENES)
 #   make bench-report  rerun the benchmarks and rewrite docs/benchmarks.md (and docs/fidelity.md)
 #   make fidelity-report  run the analytic checks (coulomb_fidelity) and rewrite docs/fidelity.md
 #   make experiments  deps + build + Zapolsky & Drumwright's controller experiments (coulomb
@@ -25,7 +28,7 @@ EXPERIMENT_ARGS ?=
 # quadruped standing under PD control with 40 objects dropped around it), outputs in coulomb-out/.
 DEMO_ARGS ?= simulate -o coulomb-out
 
-.PHONY: all deps configure build demo test bench bench-report fidelity-report experiments clean
+.PHONY: all deps configure build demo test bench bench-peers bench-report fidelity-report experiments clean
 
 all: build
 
@@ -51,6 +54,13 @@ bench: deps
 	@$(MAKE) --no-print-directory build
 	$(BUILD_DIR)/bin/coulomb_bench
 	$(BUILD_DIR)/bin/coulomb_id_bench $(ID_BENCH_ARGS)
+	@$(MAKE) --no-print-directory bench-peers
+
+# The peers (MuJoCo 4, Drake, Pinocchio) from their Python packages in build/bench-venv; builds
+# only what it needs (libcoulomb, coulomb_peer_bench, the Pinocchio bench).
+bench-peers: deps
+	@$(MAKE) --no-print-directory configure
+	BUILD_DIR=$(BUILD_DIR) bash scripts/bench_peers.sh docs/benchmarks-peers.md
 
 bench-report: deps
 	@$(MAKE) --no-print-directory build

@@ -12,6 +12,7 @@ random.Random(seed, column, level), so the output is reproducible.
 
   scripts/make_clutter_scene.py --objects 80 -o examples/scenes/clutter_80.yaml
   scripts/make_clutter_scene.py --objects 160 -o examples/scenes/clutter_160.yaml
+  scripts/make_clutter_scene.py --objects 320 -o examples/scenes/clutter_320.yaml
   scripts/make_clutter_scene.py --objects 40 | diff - examples/scenes/clutter.yaml
   scripts/make_clutter_scene.py --objects 40 --no-walls | diff - examples/scenes/clutter_no_walls.yaml
 """

@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""coulomb against today's peers, same scenes, same run (`make bench-peers`; docs/benchmarks-peers.md).
+
+  peers.py run --peer-bench build/bin/coulomb_peer_bench -o build/bench-peers/simulate.json
+               [--scenes a1_drop clutter ...] [--seeds 5] [--steps-scale 1.0]
+
+For every scene: `coulomb_peer_bench export` writes the neutral description with the starting
+states (seed 1…N, every translational coordinate offset by U[−1e-9, 1e-9] m); MuJoCo (Newton
+and CG) and Drake (SAP and lagged) models are built from it (models.py) and checked equal to
+coulomb's at q0 (masses, centres of mass, inertias, body, joint and geometry poses) before
+anything is timed. Then, for seed after seed, every engine simulates the same number of steps
+from the same starting state, one after the other (the order of the engines rotates with the
+seed), so that all engines share the machine's state of the moment:
+  coulomb_sap, coulomb_lagged   coulomb_peer_bench simulate (C++, a separate process)
+  mujoco_newton, mujoco_cg      mujoco.mj_step from Python, one call per step
+  drake_sap, drake_lagged       Simulator.AdvanceTo(t + δt) from Python, one call per step
+Only the step calls are timed (thread CPU time; wall time beside it). Per run: steps/s,
+iterations per step (coulomb: SAP Newton iterations; MuJoCo: solver_niter, the largest over
+islands; Drake: not exposed to Python), mean contacts, the max penetration at the final state
+(each engine's own collision query), the steady slip (mean over the last `window` steps of the
+per-step mean tangential speed over the contacts that carry load; Drake: from its
+ContactResults, evaluated on a copy of the context so that the timed step is not served from a
+cache) and the bodies that fell below z = −0.5 m.
+"""
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import models  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+# scene, steps, steady window (the last W steps). Fewer steps for the large piles (time: Drake
+# takes seconds per step there); docs/benchmarks-peers.md states them.
+SCENES = [
+    ("a1_drop", 1000, 100),
+    ("box_stack", 300, 50),
+    ("spring_cylinder", 250, 50),
+    ("clutter", 300, 50),
+    ("clutter_80", 200, 40),
+    ("clutter_160", 150, 30),
+    ("clutter_320", 100, 20),
+]
+ENGINES = ["coulomb_sap", "coulomb_lagged", "mujoco_newton", "mujoco_cg", "drake_sap", "drake_lagged"]
+FALLEN_Z = -0.5
+
+
+def thread_time():
+    return time.thread_time_ns() * 1e-9
+
+
+def wall_time():
+    return time.perf_counter_ns() * 1e-9
+
+
+def result(engine, seed, steps, window, cpu, wall, iterations, iterations_window, contacts, penetration, slip,
+           fallen, failures=0):
+    return {"engine": engine, "seed": seed, "steps": steps, "window": window, "cpu_s": cpu, "wall_s": wall,
+            "steps_per_s": steps / cpu, "wall_steps_per_s": steps / wall,
+            "iterations": iterations, "iterations_window": iterations_window, "contacts": contacts / steps,
+            "penetration_end": penetration, "slip_window": slip / window, "fallen": fallen, "failures": failures}
+
+
+# ---- coulomb ----
+
+def run_coulomb(peer_bench, scene_file, approximation, seed, steps, window, perturbation):
+    out = subprocess.run([peer_bench, "simulate", scene_file, "--approximation", approximation, "--seed", str(seed),
+                          "--steps", str(steps), "--window", str(window), "--perturbation", repr(perturbation)],
+                         check=True, capture_output=True, text=True).stdout
+    r = json.loads(out)
+    r.pop("final_q", None)
+    r.pop("source", None)
+    return r
+
+
+# ---- MuJoCo ----
+
+def run_mujoco(engine, m, qmap, q, seed, steps, window):
+    import mujoco
+    import numpy as np
+    d = mujoco.MjData(m)
+    d.qpos[qmap] = q
+    d.qvel[:] = 0.0
+    cpu = wall = 0.0
+    iterations = iterations_window = contacts = slip = 0.0
+    jac_a = np.zeros((3, m.nv))
+    jac_b = np.zeros((3, m.nv))
+    force = np.zeros(6)
+    for k in range(steps):
+        w0 = wall_time()
+        c0 = thread_time()
+        mujoco.mj_step(m, d)
+        cpu += thread_time() - c0
+        wall += wall_time() - w0
+        n_islands = int(d.nisland)
+        it = int(max(d.solver_niter[:n_islands])) if n_islands > 0 else int(d.solver_niter[0])
+        iterations += it
+        contacts += d.ncon
+        if k < steps - window:
+            continue
+        iterations_window += it
+        # d.contact and the kinematics are the step's start, qvel the new velocities.
+        total, count = 0.0, 0
+        for i in range(d.ncon):
+            c = d.contact[i]
+            if c.efc_address < 0:
+                continue
+            mujoco.mj_contactForce(m, d, i, force)
+            if not force[0] > 0.0:
+                continue
+            mujoco.mj_jac(m, d, jac_a, None, c.pos, m.geom_bodyid[c.geom1])
+            mujoco.mj_jac(m, d, jac_b, None, c.pos, m.geom_bodyid[c.geom2])
+            v = (jac_b - jac_a) @ d.qvel
+            n = c.frame[:3]
+            total += float(np.linalg.norm(v - v.dot(n) * n))
+            count += 1
+        slip += total / count if count else 0.0
+    mujoco.mj_forward(m, d)
+    penetration = max([0.0] + [-float(d.contact[i].dist) for i in range(d.ncon)])
+    fallen = sum(1 for j in range(m.njnt)
+                 if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE and d.qpos[m.jnt_qposadr[j] + 2] < FALLEN_Z)
+    failures = int(d.warning[mujoco.mjtWarning.mjWARN_BADQACC].number)
+    return result(engine, seed, steps, window, cpu, wall, iterations / steps, iterations_window / window, contacts,
+                  penetration, slip, fallen, failures)
+
+
+# ---- Drake ----
+
+def drake_slip(dm, context):
+    """Mean slip speed over the point contacts with a positive normal force, from the plant's
+    ContactResults on a copy of `context` (the contact solve of the step that starts there)."""
+    copy = context.Clone()
+    results = dm.plant.get_contact_results_output_port().Eval(dm.plant.GetMyContextFromRoot(copy))
+    total, count = 0.0, 0
+    for i in range(results.num_point_pair_contacts()):
+        info = results.point_pair_contact_info(i)
+        if info.contact_force().dot(info.point_pair().nhat_BA_W) != 0.0:
+            total += info.slip_speed()
+            count += 1
+    return total / count if count else 0.0
+
+
+def run_drake(engine, dm, q, seed, steps, window):
+    from pydrake.systems.analysis import Simulator
+    context = dm.new_context(q)
+    simulator = Simulator(dm.diagram, context)
+    simulator.Initialize()
+    dt = dm.export["time_step"]
+    cpu = wall = 0.0
+    contacts = slip = 0.0
+    query_port = dm.plant.get_geometry_query_input_port()
+    for k in range(steps):
+        if k >= steps - window:
+            slip += drake_slip(dm, simulator.get_context())
+        w0 = wall_time()
+        c0 = thread_time()
+        simulator.AdvanceTo((k + 1) * dt)
+        cpu += thread_time() - c0
+        wall += wall_time() - w0
+    pc = dm.plant.GetMyContextFromRoot(simulator.get_context())
+    pairs = query_port.Eval(pc).ComputePointPairPenetration()
+    penetration = max([0.0] + [p.depth for p in pairs])
+    positions = dm.plant.GetPositions(pc)
+    fallen = sum(1 for b in dm.export["bodies"] if b["joint"]["type"] == "floating"
+                 and positions[dm.qmap[b["joint"]["q_index"] + 2]] < FALLEN_Z)
+    r = result(engine, seed, steps, window, cpu, wall, None, None, 0, penetration, slip, fallen)
+    r["contacts"] = None  # the per-step count is not exposed cheaply; the final one:
+    r["contacts_end"] = len(pairs)
+    return r
+
+
+# ---- the run ----
+
+def versions():
+    from importlib import metadata
+    out = {}
+    for p in ("mujoco", "drake", "pin", "numpy"):
+        try:
+            out[p] = metadata.version(p)
+        except metadata.PackageNotFoundError:
+            out[p] = None
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run")
+    run.add_argument("--peer-bench", default=os.path.join(ROOT, "build", "bin", "coulomb_peer_bench"))
+    run.add_argument("-o", "--output", required=True)
+    run.add_argument("--scenes", nargs="*", default=[s for s, _, _ in SCENES])
+    run.add_argument("--engines", nargs="*", default=ENGINES)
+    run.add_argument("--seeds", type=int, default=5)
+    run.add_argument("--perturbation", type=float, default=1e-9)
+    run.add_argument("--steps-scale", type=float, default=1.0, help="multiplies every scene's step count")
+    args = parser.parse_args()
+
+    known = {s: (n, w) for s, n, w in SCENES}
+    runs, scenes_meta = [], {}
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    load_before = open("/proc/loadavg").read().split()[:3]
+    for name in args.scenes:
+        steps, window = known[name]
+        steps = max(10, int(round(steps * args.steps_scale)))
+        window = max(5, min(steps, int(round(window * args.steps_scale))))
+        scene_file = os.path.join(ROOT, "examples", "scenes", name + ".yaml")
+        export = json.loads(subprocess.run([args.peer_bench, "export", scene_file, "--seeds", str(args.seeds),
+                                            "--perturbation", repr(args.perturbation)],
+                                           check=True, capture_output=True, text=True).stdout)
+        print(f"peers: {name}: {len(export['bodies'])} bodies, n_v = {export['nv']}, {steps} steps", file=sys.stderr)
+        meta = {"steps": steps, "window": window, "nv": export["nv"], "time_step": export["time_step"],
+                "num_bodies": len(export["bodies"]),
+                "num_free_bodies": sum(1 for b in export["bodies"] if b["joint"]["type"] == "floating"),
+                "contact": export["contact"], "integrator": export["integrator"], "checks": {}}
+        engines = {}
+        for e in args.engines:
+            try:
+                if e.startswith("mujoco"):
+                    m, qmap = models.mujoco_model(export, "Newton" if e == "mujoco_newton" else "CG")
+                    meta["checks"][e] = models.check_mujoco(export, m, qmap)
+                    engines[e] = (m, qmap)
+                elif e.startswith("drake"):
+                    dm = models.DrakeModel(export, e.split("_")[1])
+                    meta["checks"][e] = dm.check()
+                    engines[e] = dm
+                else:
+                    engines[e] = None
+            except Exception as error:  # a peer that cannot build the scene is reported, not fatal
+                meta["checks"][e] = f"error: {error}"
+                print(f"peers: {name}: {e}: {error}", file=sys.stderr)
+        scenes_meta[name] = meta
+        order = [e for e in args.engines if e in engines]
+        for i, state in enumerate(export["starting_states"]):
+            seed, q = state["seed"], state["q"]
+            rotated = order[i % len(order):] + order[:i % len(order)]
+            for e in rotated:
+                try:
+                    if e.startswith("coulomb"):
+                        r = run_coulomb(args.peer_bench, scene_file, e.split("_")[1], seed, steps, window,
+                                        args.perturbation)
+                    elif e.startswith("mujoco"):
+                        m, qmap = engines[e]
+                        r = run_mujoco(e, m, qmap, q, seed, steps, window)
+                    else:
+                        r = run_drake(e, engines[e], q, seed, steps, window)
+                except Exception as error:
+                    print(f"peers: {name} {e} seed {seed}: {error}", file=sys.stderr)
+                    r = {"engine": e, "seed": seed, "error": str(error)}
+                r["scene"] = name
+                runs.append(r)
+                if "error" not in r:
+                    print(f"peers:   {name} seed {seed} {e:15s} {r['steps_per_s']:10.1f} steps/s  "
+                          f"pen {1e3 * r['penetration_end']:.3f} mm  slip {r['slip_window']:.2e} m/s", file=sys.stderr)
+    out = {"started": started, "ended": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+           "load_before": load_before, "load_after": open("/proc/loadavg").read().split()[:3],
+           "machine": {"nproc": os.cpu_count(), "cpu": cpu_name(), "python": platform.python_version()},
+           "versions": versions(), "seeds": args.seeds, "perturbation": args.perturbation,
+           "scenes": scenes_meta, "runs": runs}
+    os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
+    with open(args.output, "w") as f:
+        json.dump(out, f, indent=1)
+
+
+def cpu_name():
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+if __name__ == "__main__":
+    main()
