@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -214,6 +215,7 @@ int static_mesh_contacts(const Shape& mesh, const fcl::BVHModel<fcl::OBBRSSd>& b
 
   // Face points.
   scratch.face_points.clear();
+  scratch.fallback.clear();
   for (const StaticMeshScratch::Touch& t : scratch.touches) {
     if (!t.face) continue;
     PlanarFace face;
@@ -229,7 +231,21 @@ int static_mesh_contacts(const Shape& mesh, const fcl::BVHModel<fcl::OBBRSSd>& b
     face.half_u = face.half_v = extent;
     face.bounded = true;
     face.polygon = &scratch.polygon;
-    face_manifold(shape, X_WS, face, margin, mesh_is_a, scratch.manifold, scratch.face_points);
+    const int n = face_manifold(shape, X_WS, face, margin, mesh_is_a, scratch.manifold, scratch.face_points);
+    if (n == 0 && t.seed) scratch.fallback.push_back(t.contact);  // a smooth side on the face, see below
+  }
+  // A seed face under no candidate point (a capsule or cylinder whose side, not an end, lies on a
+  // bump; a box face over a triangle inside its corners) adds FCL's point when it is deeper than
+  // every face point (the bump), or when there are none.
+  if (!scratch.fallback.empty()) {
+    double shallowest_needed = std::numeric_limits<double>::infinity();
+    for (const PairContact& p : scratch.face_points) shallowest_needed = std::min(shallowest_needed, p.phi);
+    shallowest_needed -= 1e-5 * (1.0 + size);
+    for (PairContact p : scratch.fallback) {
+      if (!(p.phi < shallowest_needed)) continue;
+      if (!mesh_is_a) p.n_W = -p.n_W;
+      scratch.face_points.push_back(p);
+    }
   }
   const size_t start = out.size();
   if (!scratch.face_points.empty()) {
@@ -269,9 +285,14 @@ int static_mesh_contacts(const Shape& mesh, const fcl::BVHModel<fcl::OBBRSSd>& b
     return static_cast<int>(out.size() - start);
   }
 
-  // Edges and vertices: FCL's points, the deepest few, without near-duplicates.
+  // Edges and vertices: FCL's points, the deepest few, without near-duplicates; normals within
+  // 60° of their triangle's (a sliver of a triangle poking sideways into the shape, whose EPA
+  // normal is sideways, is an internal edge of the surface, not a contact) unless none is.
   scratch.fallback.clear();
-  for (const StaticMeshScratch::Touch& t : scratch.touches) scratch.fallback.push_back(t.contact);
+  for (const StaticMeshScratch::Touch& t : scratch.touches)
+    if (t.normal.dot(t.n_fcl) >= 0.5) scratch.fallback.push_back(t.contact);
+  if (scratch.fallback.empty())
+    for (const StaticMeshScratch::Touch& t : scratch.touches) scratch.fallback.push_back(t.contact);
   std::sort(scratch.fallback.begin(), scratch.fallback.end(), [](const PairContact& x, const PairContact& y) {
     if (x.phi != y.phi) return x.phi < y.phi;
     if (x.p_W.x() != y.p_W.x()) return x.p_W.x() < y.p_W.x();

@@ -71,11 +71,16 @@ struct StaticMeshScratch {
 /// face, for which EPA reports a sideways normal, still gives the corner above it. Face
 /// triangles give face_manifold points
 /// (the shape's candidate points above the triangle, within the margin, the triangle a bounded
-/// convex polygon); points of neighbouring triangles closer than 1e-9·(1 + size of S) are merged
+/// convex polygon); a triangle that is a face by its own FCL result but under none of those
+/// points (a capsule's or cylinder's side on a bump) adds FCL's point when it is deeper than every
+/// face point by 1e-5·(1 + size of S), or when there are none; points of neighbouring triangles
+/// closer than 1e-9·(1 + size of S) are merged
 /// (the deeper kept), and more than 8 are reduced to the deepest and the extremes along 8
 /// directions of the plane normal to the deepest point's normal (spread_points). When no face
-/// gives a point (S touches edges or vertices), FCL's points are used: the deepest first, then in
-/// order of depth those farther than 1e-6 + 1e-4·(size of S) from every kept one, at most 4.
+/// gives a point (S touches edges or vertices), FCL's points are used — those whose normal is
+/// within 60° of their triangle's N (a sliver poking sideways into S is an internal edge of the
+/// surface, not a contact), all of them if none is —: the deepest first, then in order of depth
+/// those farther than 1e-6 + 1e-4·(size of S) from every kept one, at most 4.
 int static_mesh_contacts(const Shape& mesh, const fcl::BVHModel<fcl::OBBRSSd>& bvh, const math::Transform& X_WM,
                          const Shape& shape, const fcl::CollisionGeometryd& shape_fcl, const math::Transform& X_WS,
                          const math::Vector3& lo, const math::Vector3& hi, double margin, double min_cos,
