@@ -92,7 +92,8 @@ inline std::string geom_xml(const geo::Geometry& g, const std::string& extra = "
     case geo::ShapeType::kCylinder: type = "cylinder", size = fmt(s.radius) + " " + fmt(0.5 * s.length); break;
     case geo::ShapeType::kHalfSpace: type = "plane", size = "0 0 1"; break;
     case geo::ShapeType::kConvexMesh:
-      throw std::runtime_error("bench: convex meshes are not translated to MuJoCo (" + g.name + ")");
+    case geo::ShapeType::kMesh:
+      throw std::runtime_error("bench: meshes are not translated to MuJoCo (" + g.name + ")");
   }
   return "<geom name=\"" + g.name + "\" type=\"" + type + "\" size=\"" + size + "\" pos=\"" + vec3(g.X_BG.p) +
          "\" quat=\"" + quat(g.X_BG.R) + "\" condim=\"3\"" + extra + "/>";

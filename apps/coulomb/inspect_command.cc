@@ -238,6 +238,10 @@ int run_inspect(const InspectOptions& opt) {
         entry["hull_vertices"] = g.shape.vertices.size();
         entry["hull_faces"] = g.shape.triangles.size();
         if (!g.shape.mesh_file.empty()) entry["mesh_file"] = g.shape.mesh_file;
+      } else if (g.shape.type == geometry::ShapeType::kMesh) {
+        entry["mesh_vertices"] = g.shape.vertices.size();
+        entry["mesh_triangles"] = g.shape.triangles.size();
+        if (!g.shape.mesh_file.empty()) entry["mesh_file"] = g.shape.mesh_file;
       }
       geometry_list.push_back(entry);
     }
@@ -363,6 +367,12 @@ int run_inspect(const InspectOptions& opt) {
     if (g.shape.type == geometry::ShapeType::kConvexMesh && !g.shape.mesh_file.empty())
       std::cout << "  " << g.name << ": convex hull, " << g.shape.vertices.size() << " vertices, "
                 << g.shape.triangles.size() << " faces, of " << g.shape.mesh_file << "\n";
+  // Static (non-convex) meshes: their triangles as given.
+  for (const geometry::Geometry& g : geometries)
+    if (g.shape.type == geometry::ShapeType::kMesh)
+      std::cout << "  " << g.name << ": static mesh, " << g.shape.vertices.size() << " vertices, "
+                << g.shape.triangles.size() << " triangles"
+                << (g.shape.mesh_file.empty() ? std::string() : ", of " + g.shape.mesh_file) << "\n";
   std::cout << "\ncontacts at the initial state: " << contacts.size() << "\n";
   for (const contact::Contact& c : contacts.contacts) {
     std::cout << "  " << geometries[c.geometry_a].name << " (" << model.body(c.body_a).name << ") -> "

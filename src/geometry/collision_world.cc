@@ -7,7 +7,8 @@
 // less work than refitting and rebalancing it every step.
 // Narrowphase: half-space pairs and box–box pairs go to contact_manifold.cc; everything else
 // asks FCL for one point (collide() when overlapping, distance() within the margin) and, when
-// a box face is involved and the shape rests on it, replaces it by a face manifold.
+// a box face is involved and the shape rests on it, replaces it by a face manifold. Pairs with a
+// static non-convex mesh go to static_mesh_contact.cc (the mesh's triangles in an FCL BVH).
 //
 // FCL conventions relied on (checked by tests/geometry/collision_world_test.cc):
 //  - collide(): Contact::normal is a unit vector from o1 into o2; Contact::pos is a point in
@@ -38,6 +39,7 @@
 #include <fcl/narrowphase/distance.h>
 
 #include "contact_manifold.h"
+#include "static_mesh_contact.h"
 
 namespace coulomb::geometry {
 
@@ -78,6 +80,7 @@ std::shared_ptr<fcl::CollisionGeometryd> make_fcl_geometry(const Shape& s) {
       }
       return std::make_shared<fcl::Convexd>(vertices, static_cast<int>(s.triangles.size()), faces);
     }
+    case ShapeType::kMesh: return internal::make_static_mesh_bvh(s);
   }
   throw std::invalid_argument(std::string("CollisionWorld: no FCL geometry for shape type ") + shape_type_name(s.type));
 }
@@ -151,6 +154,7 @@ struct CollisionWorld::Impl {
   std::vector<std::pair<int, int>> pairs;
   std::vector<internal::PairContact> pair_contacts;
   internal::ManifoldScratch manifold_scratch;
+  internal::StaticMeshScratch static_mesh_scratch;
   std::vector<Vector3> face_polygon;  ///< world polygon of the face a capsule or cylinder rests on
   fcl::CollisionRequestd collision_request{4, true};
   fcl::CollisionResultd collision_result;
@@ -265,6 +269,10 @@ CollisionWorld::CollisionWorld(const multibody::Model& model, std::vector<Geomet
         g.X_BG.R.determinant() < 0.0)
       throw std::invalid_argument(context + ": X_BG is not a finite rigid transform");
     g.shape.validate(context);
+    if (g.shape.type == ShapeType::kMesh && g.body != 0)
+      throw std::invalid_argument(context + ": a (non-convex) mesh must be static, on the world body 0 (a fixed body), "
+                                  "not on body " + std::to_string(g.body) + " ('" + model.body(g.body).name +
+                                  "'); use its convex hull for a moving body");
 
     impl_->X_WG[static_cast<size_t>(i)] = g.X_BG;  // bodies at the identity until update_poses()
     if (g.shape.type == ShapeType::kHalfSpace) {  // handled analytically, outside the tree
@@ -279,6 +287,7 @@ CollisionWorld::CollisionWorld(const multibody::Model& model, std::vector<Geomet
         case ShapeType::kCapsule: shape_radius = g.shape.radius + 0.5 * g.shape.length; break;
         case ShapeType::kCylinder: shape_radius = std::hypot(g.shape.radius, 0.5 * g.shape.length); break;
         case ShapeType::kConvexMesh:
+        case ShapeType::kMesh:
           for (const Vector3& p : g.shape.vertices) shape_radius = std::max(shape_radius, p.norm());
           break;
         case ShapeType::kHalfSpace: break;  // not reached
@@ -286,12 +295,13 @@ CollisionWorld::CollisionWorld(const multibody::Model& model, std::vector<Geomet
       double& r = impl_->body_radius[static_cast<size_t>(g.body)];
       r = std::max(r, g.X_BG.p.norm() + shape_radius);
     }
-    if (g.shape.type == ShapeType::kConvexMesh) {
+    if (g.shape.type == ShapeType::kConvexMesh || g.shape.type == ShapeType::kMesh) {
       Vector3 mn = Vector3::Constant(std::numeric_limits<double>::infinity()), mx = -mn;
       for (const Vector3& v : g.shape.vertices) mn = mn.cwiseMin(v), mx = mx.cwiseMax(v);
       impl_->mesh_center[static_cast<size_t>(i)] = 0.5 * (mn + mx);
       impl_->mesh_half[static_cast<size_t>(i)] = 0.5 * (mx - mn);
-      impl_->mesh_adjacency[static_cast<size_t>(i)] = internal::mesh_adjacency(g.shape);
+      if (g.shape.type == ShapeType::kConvexMesh)
+        impl_->mesh_adjacency[static_cast<size_t>(i)] = internal::mesh_adjacency(g.shape);
     }
     impl_->polytopes[static_cast<size_t>(i)] = internal::make_polytope(g.shape);
     impl_->fcl_geometries[static_cast<size_t>(i)] = make_fcl_geometry(g.shape);
@@ -350,7 +360,7 @@ void CollisionWorld::update_poses(const multibody::Workspace& ws) {
     object->setTransform(to_fcl(X));
     Vector3 lo, hi;
     const double inflate = options_.margin + impl_->body_extra[static_cast<size_t>(g.body)];
-    if (g.shape.type == ShapeType::kConvexMesh) {
+    if (g.shape.type == ShapeType::kConvexMesh || g.shape.type == ShapeType::kMesh) {
       // The box of the mesh's local bounds, rotated: conservative, and O(1) where transforming
       // every vertex of a mesh hull (hundreds for a robot link) dominated update_poses.
       const Vector3& c_G = impl_->mesh_center[static_cast<size_t>(i)];
@@ -416,6 +426,9 @@ bool CollisionWorld::can_collide(int a, int b) const {
   };
   if (joined(ga.body, gb.body) || joined(gb.body, ga.body)) return false;
   if (ga.robot >= 0 && ga.robot == gb.robot && !(ga.self_collision && gb.self_collision)) return false;
+  // A static mesh collides with convex shapes only (it is on the world body, and so are they).
+  const auto static_only = [](const Shape& s) { return s.type == ShapeType::kMesh || s.type == ShapeType::kHalfSpace; };
+  if (static_only(ga.shape) && static_only(gb.shape)) return false;
   return true;
 }
 
@@ -474,6 +487,17 @@ void CollisionWorld::compute_contacts(std::vector<ContactPoint>& out) const {
         internal::face_manifold(a_is_plane ? sb : sa, a_is_plane ? Xb : Xa, face, margin, a_is_plane,
                                 im.manifold_scratch, im.pair_contacts, &im.mesh_adjacency[static_cast<size_t>(shape_index)],
                                 &im.mesh_lowest[static_cast<size_t>(shape_index)]);
+    } else if (sa.type == ShapeType::kMesh || sb.type == ShapeType::kMesh) {
+      // A static non-convex mesh against a convex shape (static_mesh_contact.h).
+      const bool mesh_first = sa.type == ShapeType::kMesh;
+      const int mesh = mesh_first ? first : second, other = mesh_first ? second : first;
+      internal::static_mesh_contacts(
+          mesh_first ? sa : sb,
+          static_cast<const fcl::BVHModel<fcl::OBBRSSd>&>(*im.fcl_geometries[static_cast<size_t>(mesh)]),
+          im.X_WG[static_cast<size_t>(mesh)], mesh_first ? sb : sa, *im.fcl_geometries[static_cast<size_t>(other)],
+          im.X_WG[static_cast<size_t>(other)], im.aabb_lo[static_cast<size_t>(other)],
+          im.aabb_hi[static_cast<size_t>(other)], margin, kFaceMinCos, mesh_first, im.static_mesh_scratch,
+          im.pair_contacts);
     } else {
       bool done = false;
       if ((is_box(sa) && sb.type == ShapeType::kSphere) || (sa.type == ShapeType::kSphere && is_box(sb))) {

@@ -63,9 +63,8 @@ struct Candidates {
 
 double sign_or_plus(double s) { return s < 0.0 ? -1.0 : 1.0; }
 
-// At most 8 of m > 8 points (world positions `points`, heights `heights`) spread over a face
-// with in-plane unit axes u, v: the deepest, then the extreme point along 8 directions (first
-// index wins ties), without repeats. Returns the count written to keep.
+}  // namespace
+
 int spread_points(const std::vector<Vector3>& points, const std::vector<double>& heights, int m, const Vector3& u,
                   const Vector3& v, std::array<int, 9>& keep) {
   int nk = 0;
@@ -96,14 +95,11 @@ int spread_points(const std::vector<Vector3>& points, const std::vector<double>&
   return nk;
 }
 
-// Unit vectors u, v completing the unit n to a right-handed frame (u, v, n).
 void plane_axes(const Vector3& n, Vector3* u, Vector3* v) {
   const Vector3 a = std::abs(n.x()) < 0.6 ? Vector3::UnitX() : (std::abs(n.y()) < 0.6 ? Vector3::UnitY() : Vector3::UnitZ());
   *u = (a - a.dot(n) * n).normalized();
   *v = n.cross(*u);
 }
-
-}  // namespace
 
 double support(const Shape& shape, const Transform& X_WG, const Vector3& d_W) {
   const Vector3& c = X_WG.p;
@@ -124,7 +120,8 @@ double support(const Shape& shape, const Transform& X_WG, const Vector3& d_W) {
       const double radial = std::sqrt(std::max(0.0, d_W.squaredNorm() - da * da));
       return c.dot(d_W) + 0.5 * shape.length * std::abs(da) + shape.radius * radial;
     }
-    case ShapeType::kConvexMesh: {
+    case ShapeType::kConvexMesh:
+    case ShapeType::kMesh: {  // a non-convex mesh: the support of its convex hull
       const Vector3 d_G = R.transpose() * d_W;
       double h = -kInf;
       for (const Vector3& v : shape.vertices) h = std::max(h, v.dot(d_G));
@@ -156,7 +153,8 @@ void world_aabb(const Shape& shape, const Transform& X_WG, double inflate, Vecto
         half[i] = std::abs(a) * 0.5 * shape.length + shape.radius * std::sqrt(std::max(0.0, 1.0 - a * a));
       }
       break;
-    case ShapeType::kConvexMesh: {
+    case ShapeType::kConvexMesh:
+    case ShapeType::kMesh: {
       Vector3 mn = Vector3::Constant(kInf), mx = Vector3::Constant(-kInf);
       for (const Vector3& v : shape.vertices) {
         const Vector3 w = R * v + c;
@@ -357,6 +355,7 @@ int face_manifold(const Shape& shape, const Transform& X_WS, const PlanarFace& f
     }
     case ShapeType::kConvexMesh:
     case ShapeType::kHalfSpace:
+    case ShapeType::kMesh:  // static: never rests on a face (static_mesh_contact.h)
       return 0;
   }
   for (int i = 0; i < cand.n; ++i) {

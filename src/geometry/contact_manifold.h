@@ -10,6 +10,7 @@
 // p_W midway between the two surfaces along n_W. The rules per pair are in docs/geometry.md.
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "coulomb/geometry/shape.h"
@@ -81,6 +82,16 @@ struct ManifoldScratch {
   // Polytope manifolds: polygons being clipped, and a face's world polygon.
   std::vector<math::Vector3> clip_a, clip_b, polygon;
 };
+
+/// At most 8 of m > 8 points (world positions points[0, m), heights heights[0, m)) spread over a
+/// plane with in-plane unit axes u, v: the deepest (lowest height), then the extreme point along
+/// 8 directions cos(kπ/4) u + sin(kπ/4) v (first index wins ties), without repeats. Writes the
+/// kept indices to `keep` and returns their count (≤ 8).
+int spread_points(const std::vector<math::Vector3>& points, const std::vector<double>& heights, int m,
+                  const math::Vector3& u, const math::Vector3& v, std::array<int, 9>& keep);
+
+/// Unit vectors u, v completing the unit n to a right-handed frame (u, v, n).
+void plane_axes(const math::Vector3& n, math::Vector3* u, math::Vector3* v);
 
 /// Vertex adjacency of a convex mesh (from its triangles): neighbours of every vertex.
 using MeshAdjacency = std::vector<std::vector<int>>;

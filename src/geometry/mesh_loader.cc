@@ -42,6 +42,34 @@ void collect(const aiScene& scene, const aiNode& node, const aiMatrix4x4& parent
   for (unsigned c = 0; c < node.mNumChildren; ++c) collect(scene, *node.mChildren[c], T, scale, points, triangles);
 }
 
+// Appends every mesh under `node` as triangles (node transforms applied, scaled): vertices in the
+// file's root frame, triangles indexing them; faces that are not triangles (points, lines) are
+// skipped. A negative determinant of the scale or a node transform mirrors the mesh, so the
+// triangles' winding is reversed then to keep their normals on the same side of the surface.
+void collect_triangles(const aiScene& scene, const aiNode& node, const aiMatrix4x4& parent, const math::Vector3& scale,
+                       std::vector<math::Vector3>& points, std::vector<std::array<int, 3>>& triangles) {
+  const aiMatrix4x4 T = parent * node.mTransformation;
+  const bool mirrored = (T.Determinant() < 0.0f) != (scale.x() * scale.y() * scale.z() < 0.0);
+  for (unsigned m = 0; m < node.mNumMeshes; ++m) {
+    const aiMesh& mesh = *scene.mMeshes[node.mMeshes[m]];
+    const int base = static_cast<int>(points.size());
+    for (unsigned v = 0; v < mesh.mNumVertices; ++v) {
+      const aiVector3D p = T * mesh.mVertices[v];
+      points.emplace_back(scale.x() * p.x, scale.y() * p.y, scale.z() * p.z);
+    }
+    for (unsigned f = 0; f < mesh.mNumFaces; ++f) {
+      const aiFace& face = mesh.mFaces[f];
+      if (face.mNumIndices != 3) continue;
+      std::array<int, 3> t{base + static_cast<int>(face.mIndices[0]), base + static_cast<int>(face.mIndices[1]),
+                           base + static_cast<int>(face.mIndices[2])};
+      if (mirrored) std::swap(t[1], t[2]);
+      triangles.push_back(t);
+    }
+  }
+  for (unsigned c = 0; c < node.mNumChildren; ++c)
+    collect_triangles(scene, *node.mChildren[c], T, scale, points, triangles);
+}
+
 struct CacheEntry {
   Shape shape;
   MeshHullSource source;
@@ -177,6 +205,39 @@ Shape load_convex_hull(const std::string& path, const math::Vector3& scale, Mesh
   auto [it, inserted] = cache.emplace(key, std::move(entry));
   if (source) *source = it->second.source;
   return it->second.shape;
+}
+
+Shape load_mesh(const std::string& path, const math::Vector3& scale) {
+  static std::mutex mutex;
+  static std::map<std::tuple<std::string, double, double, double>, Shape> cache;
+  const auto key = std::make_tuple(path, scale.x(), scale.y(), scale.z());
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+  }
+  Assimp::Importer importer;
+  const aiScene& scene = internal::import_mesh(importer, path, scale);
+  std::vector<math::Vector3> points;
+  std::vector<std::array<int, 3>> triangles;
+  collect_triangles(scene, *scene.mRootNode, aiMatrix4x4(), scale, points, triangles);
+  if (points.empty()) throw MeshError(path, "the file has no vertices");
+  if (triangles.empty()) throw MeshError(path, "the file has no triangles");
+  Shape shape = Shape::Mesh(std::move(points), std::move(triangles));
+  shape.mesh_file = path;
+  try {
+    shape.validate("");
+  } catch (const std::invalid_argument& e) {
+    std::string reason = e.what();
+    const std::string prefix = "mesh: ";
+    if (reason.rfind(prefix, 0) == 0) reason = reason.substr(prefix.size());
+    const std::string suffix = " (file '" + path + "')";
+    if (reason.size() >= suffix.size() && reason.compare(reason.size() - suffix.size(), suffix.size(), suffix) == 0)
+      reason.resize(reason.size() - suffix.size());
+    throw MeshError(path, reason);
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  return cache.emplace(key, std::move(shape)).first->second;
 }
 
 }  // namespace coulomb::geometry

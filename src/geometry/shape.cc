@@ -22,6 +22,7 @@ const char* shape_type_name(ShapeType type) {
     case ShapeType::kCylinder: return "cylinder";
     case ShapeType::kHalfSpace: return "halfspace";
     case ShapeType::kConvexMesh: return "convex_mesh";
+    case ShapeType::kMesh: return "mesh";
   }
   return "unknown";
 }
@@ -65,6 +66,14 @@ Shape Shape::HalfSpace() {
 Shape Shape::ConvexMesh(std::vector<math::Vector3> vertices, std::vector<std::array<int, 3>> triangles) {
   Shape s;
   s.type = ShapeType::kConvexMesh;
+  s.vertices = std::move(vertices);
+  s.triangles = std::move(triangles);
+  return s;
+}
+
+Shape Shape::Mesh(std::vector<math::Vector3> vertices, std::vector<std::array<int, 3>> triangles) {
+  Shape s;
+  s.type = ShapeType::kMesh;
   s.vertices = std::move(vertices);
   s.triangles = std::move(triangles);
   return s;
@@ -167,6 +176,40 @@ void Shape::validate(const std::string& context) const {
                           (mesh_file.empty() ? std::string() : " (file '" + mesh_file + "')"));
       return;
     }
+    case ShapeType::kMesh: {
+      const std::string file = mesh_file.empty() ? std::string() : " (file '" + mesh_file + "')";
+      if (vertices.empty() || triangles.empty())
+        fail(context, std::string(name) + ": " + std::to_string(vertices.size()) + " vertices and " +
+                          std::to_string(triangles.size()) + " triangles given, a mesh needs at least one triangle" +
+                          file);
+      Vector3 lo = Vector3::Constant(std::numeric_limits<double>::infinity()), hi = -lo;
+      for (size_t i = 0; i < vertices.size(); ++i) {
+        if (!vertices[i].allFinite())
+          fail(context, std::string(name) + " vertices[" + std::to_string(i) + "] is not finite" + file);
+        lo = lo.cwiseMin(vertices[i]);
+        hi = hi.cwiseMax(vertices[i]);
+      }
+      const int n = static_cast<int>(vertices.size());
+      const double extent = (hi - lo).norm();
+      int proper = 0;
+      for (size_t i = 0; i < triangles.size(); ++i) {
+        for (int k = 0; k < 3; ++k) {
+          const int v = triangles[i][static_cast<size_t>(k)];
+          if (v < 0 || v >= n)
+            fail(context, std::string(name) + " triangles[" + std::to_string(i) + "][" + std::to_string(k) +
+                              "] = " + std::to_string(v) + " is not a vertex index in [0, " + std::to_string(n) +
+                              ")" + file);
+        }
+        const Vector3& a = vertices[static_cast<size_t>(triangles[i][0])];
+        const Vector3& b = vertices[static_cast<size_t>(triangles[i][1])];
+        const Vector3& c = vertices[static_cast<size_t>(triangles[i][2])];
+        proper += 0.5 * (b - a).cross(c - a).norm() > 1e-12 * extent * extent;
+      }
+      if (proper == 0)
+        fail(context, std::string(name) + ": degenerate: all " + std::to_string(triangles.size()) +
+                          " triangles have zero area (extent " + format_double(extent) + " m)" + file);
+      return;
+    }
   }
   fail(context, "unknown shape type " + std::to_string(static_cast<int>(type)));
 }
@@ -180,6 +223,11 @@ double Shape::volume() const {
     case ShapeType::kCylinder: return pi * radius * radius * length;
     case ShapeType::kHalfSpace: return std::numeric_limits<double>::infinity();
     case ShapeType::kConvexMesh: return integrate_mesh(*this).volume;
+    case ShapeType::kMesh:
+      throw std::invalid_argument("mesh volume: a non-convex triangle mesh" +
+                                  (mesh_file.empty() ? std::string() : " ('" + mesh_file + "')") +
+                                  " is static geometry and has no volume (attach it to a fixed body, or use its "
+                                  "convex hull)");
   }
   return 0.0;
 }
@@ -232,6 +280,11 @@ math::SpatialInertia Shape::mass_properties(double density) const {
     case ShapeType::kHalfSpace:
       throw std::invalid_argument("halfspace mass_properties: a half-space has infinite volume and no mass "
                                   "properties (attach it to a fixed body)");
+    case ShapeType::kMesh:
+      throw std::invalid_argument("mesh mass_properties: a non-convex triangle mesh" +
+                                  (mesh_file.empty() ? std::string() : " ('" + mesh_file + "')") +
+                                  " is static geometry and has no mass properties (attach it to a fixed body, or "
+                                  "use its convex hull)");
   }
   throw std::invalid_argument("mass_properties: unknown shape type");
 }
@@ -257,7 +310,8 @@ math::Vector3 lowest_point(const Shape& shape, const math::Transform& X_WG) {
     }
     case ShapeType::kHalfSpace:
       return math::Vector3(X_WG.p.x(), X_WG.p.y(), -std::numeric_limits<double>::infinity());
-    case ShapeType::kConvexMesh: {
+    case ShapeType::kConvexMesh:
+    case ShapeType::kMesh: {
       math::Vector3 lowest = math::Vector3::Constant(std::numeric_limits<double>::infinity());
       for (const math::Vector3& p_GV : shape.vertices) {
         const math::Vector3 p_WV = X_WG.p + X_WG.R * p_GV;
@@ -296,6 +350,31 @@ std::optional<double> top_below(const Shape& shape, const math::Transform& X_WG,
       }
       if (lo > hi) return std::nullopt;
       return hi;  // z of the exit point (the line is world-vertical, t is the world z)
+    }
+    case ShapeType::kMesh: {
+      // The vertical line through (x, y) against every triangle (in G: o + t d, d = R_WGᵀ e_z,
+      // t the world z): the highest crossing. Möller–Trumbore with a relative tolerance, so that
+      // a line through a shared edge or vertex hits one of the triangles that meet there.
+      const math::Vector3 o = X_WG.R.transpose() * (math::Vector3(x, y, 0.0) - X_WG.p);
+      const math::Vector3 d = X_WG.R.transpose() * math::Vector3::UnitZ();
+      std::optional<double> top;
+      for (const auto& t : shape.triangles) {
+        const math::Vector3& a = shape.vertices[static_cast<size_t>(t[0])];
+        const math::Vector3 e1 = shape.vertices[static_cast<size_t>(t[1])] - a;
+        const math::Vector3 e2 = shape.vertices[static_cast<size_t>(t[2])] - a;
+        const math::Vector3 p = d.cross(e2);
+        const double det = e1.dot(p);
+        if (std::abs(det) <= 1e-14 * e1.norm() * e2.norm()) continue;  // vertical triangle (a wall)
+        const math::Vector3 s = o - a;
+        const double u = s.dot(p) / det;
+        const math::Vector3 q = s.cross(e1);
+        const double v = d.dot(q) / det;
+        constexpr double kEdge = 1e-12;
+        if (u < -kEdge || v < -kEdge || u + v > 1.0 + kEdge) continue;
+        const double z = e2.dot(q) / det;
+        if (!top || z > *top) top = z;
+      }
+      return top;
     }
     default:
       return std::nullopt;  // other shapes are not grounds (documented)

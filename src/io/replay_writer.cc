@@ -177,7 +177,8 @@ Json geometry_json(const geometry::Geometry& g) {
       break;
     case geometry::ShapeType::kHalfSpace:
       break;
-    case geometry::ShapeType::kConvexMesh: {
+    case geometry::ShapeType::kConvexMesh:
+    case geometry::ShapeType::kMesh: {  // drawn from its triangles, as given
       Json vertices = Json::array(), triangles = Json::array();
       for (const math::Vector3& v : s.vertices)
         for (int k = 0; k < 3; ++k) vertices.push_back(round_to(v[k], 1e-7));

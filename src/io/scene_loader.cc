@@ -363,9 +363,10 @@ struct ShapeSpec {
   std::optional<std::array<double, 4>> rgba;
   YAML::Node node;
   std::string path;
+  bool triangles_as_given = false;  // type mesh with convex: false (a static kMesh)
 };
 
-constexpr const char* kShapeTypes = "sphere, box, capsule, cylinder, halfspace, convex_mesh";
+constexpr const char* kShapeTypes = "sphere, box, capsule, cylinder, halfspace, convex_mesh, mesh";
 
 double positive(const Map& m, const std::string& key) {
   const double x = m.number(key);
@@ -373,7 +374,26 @@ double positive(const Map& m, const std::string& key) {
   return x;
 }
 
-ShapeSpec read_shape(const Reader& r, const YAML::Node& node, const std::string& path) {
+// A mesh file's `scale`: a number (uniform) or [sx, sy, sz], each finite and non-zero.
+Vector3 mesh_scale(const Reader& r, const Map& m) {
+  if (!m.has("scale")) return Vector3::Ones();
+  const YAML::Node& node = m.value("scale");
+  Vector3 scale;
+  if (node.IsScalar()) {
+    scale.setConstant(number(r, node, m.child("scale")));
+  } else if (node.IsSequence() && node.size() == 3) {
+    scale = vector3(r, node, m.child("scale"));
+  } else {
+    r.fail(node, m.child("scale"), "expected a number or [sx, sy, sz], got " + node_text(node));
+  }
+  for (int k = 0; k < 3; ++k)
+    if (!(scale[k] != 0.0))
+      r.fail(node, m.child("scale"), "must be non-zero on every axis, got " + util::format_number(scale[k]));
+  return scale;
+}
+
+ShapeSpec read_shape(const Reader& r, const YAML::Node& node, const std::string& path, const std::string& body,
+                     const std::string& base_directory) {
   // Keys are checked against the type's list below, once the type is known.
   const Map any(r, node, path, {});
   const std::string type = any.string("type");
@@ -428,6 +448,23 @@ ShapeSpec read_shape(const Reader& r, const YAML::Node& node, const std::string&
       triangles.push_back(tri);
     }
     s.shape = geometry::Shape::ConvexMesh(std::move(vertices), std::move(triangles));
+  } else if (type == "mesh") {
+    // A mesh file: its convex hull (convex: true, as for URDF meshes) or its triangles as they
+    // are (convex: false; static geometry, fixed bodies only — checked by read_body).
+    const Map m(r, node, path, {COMMON, "file", "scale", "convex"});
+    const std::string file = m.string("file");
+    const std::string resolved = resolve_model_file(file, base_directory);
+    if (resolved.empty())
+      m.fail("file", "body " + in_quotes(body) + ": mesh file " + in_quotes(file) + " not found (looked relative to " +
+                         in_quotes(base_directory) + ", then along COULOMB_MODEL_PATH)");
+    const Vector3 scale = mesh_scale(r, m);
+    const bool convex = m.boolean("convex", true);
+    try {
+      s.shape = convex ? geometry::load_convex_hull(resolved, scale) : geometry::load_mesh(resolved, scale);
+    } catch (const geometry::MeshError& e) {
+      m.fail("file", "body " + in_quotes(body) + ": mesh " + in_quotes(file) + " (" + e.file() + "): " + e.reason());
+    }
+    s.triangles_as_given = !convex;
   } else {
     r.fail(any.value("type"), any.child("type"), "unknown shape type " + in_quotes(type) + " (expected one of: " +
                                                      kShapeTypes + ")");
@@ -495,6 +532,10 @@ math::SpatialInertia body_inertia(const Reader& r, const Map& m, const BodySpec&
       r.fail(s.node, s.path,
              "a half-space has infinite volume: the inertia of body " + in_quotes(b.name) +
                  " cannot come from its shapes (make the body fixed, or give inertia)");
+    if (s.shape.type == geometry::ShapeType::kMesh)
+      r.fail(s.node, s.path,
+             "a mesh with convex: false has no volume: the inertia of body " + in_quotes(b.name) +
+                 " cannot come from its shapes (give inertia, or leave out mass)");
     volume += s.shape.volume();
   }
   if (!(volume > 0.0) || !std::isfinite(volume))
@@ -506,7 +547,7 @@ math::SpatialInertia body_inertia(const Reader& r, const Map& m, const BodySpec&
 }
 
 BodySpec read_body(const Reader& r, const YAML::Node& node, const std::string& path,
-                   multibody::ModelBuilder& builder) {
+                   const std::string& base_directory, multibody::ModelBuilder& builder) {
   const Map m(r, node, path,
               {"name", "fixed", "mass", "inertia", "com", "shapes", "position", "rpy", "quaternion",
                "linear_velocity", "angular_velocity", "contact", "color", "collision_group", "collision_mask"});
@@ -525,7 +566,15 @@ BodySpec read_body(const Reader& r, const YAML::Node& node, const std::string& p
     const YAML::Node& shapes = m.value("shapes");
     if (!shapes.IsSequence()) r.fail(shapes, m.child("shapes"), "expected a list of shapes, got " + node_text(shapes));
     for (size_t k = 0; k < shapes.size(); ++k)
-      b.shapes.push_back(read_shape(r, shapes[k], m.child("shapes") + "[" + std::to_string(k) + "]"));
+      b.shapes.push_back(
+          read_shape(r, shapes[k], m.child("shapes") + "[" + std::to_string(k) + "]", b.name, base_directory));
+  }
+  for (const ShapeSpec& s : b.shapes) {
+    if (!s.triangles_as_given || b.fixed) continue;
+    const Map sm(r, s.node, s.path, {});
+    sm.fail("convex", "body " + in_quotes(b.name) + ": mesh " + in_quotes(s.shape.mesh_file) +
+                          ": convex: false (its triangles as they are, not a solid) is for static geometry only; "
+                          "set fixed: true on the body, or use convex: true (the mesh's convex hull)");
   }
   b.material = read_material(r, m);
   b.filter = read_filter(r, m);
@@ -926,7 +975,7 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
     if (!list.IsSequence() && !list.IsNull())
       r.fail(list, "bodies", "expected a list of bodies, got " + node_text(list));
     for (size_t k = 0; k < list.size(); ++k)
-      bodies.push_back(read_body(r, list[k], "bodies[" + std::to_string(k) + "]", builder));
+      bodies.push_back(read_body(r, list[k], "bodies[" + std::to_string(k) + "]", base_directory, builder));
   }
   std::vector<RobotSpec> robots;
   if (top.has("robots")) {

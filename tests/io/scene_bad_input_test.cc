@@ -40,7 +40,7 @@ const BadScene kBadScenes[] = {
     {"negative_mu.yaml", "contact.mu", "must be >= 0, got -0.5"},
     {"negative_mass.yaml", "bodies[1].mass", "must be > 0 kg, got -1"},
     {"bad_shape_type.yaml", "bodies[0].shapes[0].type",
-     "unknown shape type 'cone' (expected one of: sphere, box, capsule, cylinder, halfspace, convex_mesh)"},
+     "unknown shape type 'cone' (expected one of: sphere, box, capsule, cylinder, halfspace, convex_mesh, mesh)"},
     {"zero_radius.yaml", "bodies[0].shapes[0].radius", "must be > 0, got 0"},
     {"unknown_joint.yaml", "robots[0].joint_positions.FR_knee_joint",
      "unknown joint 'FR_knee_joint' in 'coulomb_quadruped' (its 1-dof joints: FR_hip_joint"},

@@ -67,8 +67,9 @@ class CollisionWorld {
   /// Pairs on the same body, and pairs on a parent and a child body joined by a joint, never
   /// collide. Geometry on the world (body 0) never collides with other world geometry.
   /// Also throws std::invalid_argument for a duplicate non-empty name, a body index outside
-  /// [0, model.num_bodies()), an X_BG that is not a finite rotation + translation, or a
-  /// negative or non-finite options.margin. Keeps no reference to `model`. Until the first
+  /// [0, model.num_bodies()), an X_BG that is not a finite rotation + translation, a (non-convex)
+  /// ShapeType::kMesh on a body other than the world (static meshes only), or a negative or
+  /// non-finite options.margin. Keeps no reference to `model`. Until the first
   /// update_poses() every body is taken to be at the identity pose.
   CollisionWorld(const multibody::Model& model, std::vector<Geometry> geometries, CollisionOptions options = {});
   ~CollisionWorld();
@@ -110,7 +111,8 @@ class CollisionWorld {
   /// The manifold rules per shape pair are in docs/geometry.md. Each pair is evaluated with its
   /// two geometries in name order (then n_W is flipped if needed), so the points of a pair do
   /// not depend on the order in which geometries were listed. Half-space–half-space pairs are
-  /// never reported. Uses scratch buffers inside the world: do not call concurrently on one
+  /// never reported. A static (non-convex) mesh against a convex shape: face points on the
+  /// triangles the shape rests on (as on a box face), else FCL's points at edges and vertices. Uses scratch buffers inside the world: do not call concurrently on one
   /// CollisionWorld.
   void compute_contacts(std::vector<ContactPoint>& out) const;
 
@@ -118,7 +120,8 @@ class CollisionWorld {
   /// the group/mask test fails; if both are on the same body (including world–world); if one
   /// body is the other's parent and the joint between them is not a floating joint (a free
   /// body still collides with the world); if both have the same robot id ≥ 0 and not both have
-  /// self_collision set. Throws std::out_of_range for a bad index.
+  /// self_collision set; if both are static meshes or half-spaces (a mesh never collides with a
+  /// half-space or another mesh). Throws std::out_of_range for a bad index.
   bool can_collide(int a, int b) const;
 
  private:

@@ -116,7 +116,8 @@ function shapeExtent(g) {
     case 'box': return 0.5 * Math.hypot(g.size[0], g.size[1], g.size[2]);
     case 'capsule': return g.radius + 0.5 * g.length;
     case 'cylinder': return Math.hypot(g.radius, 0.5 * g.length);
-    case 'convex_mesh': {
+    case 'convex_mesh':
+    case 'mesh': {
       let r = 0;
       for (let i = 0; i < g.vertices.length; i += 3) r = Math.max(r, Math.hypot(g.vertices[i], g.vertices[i + 1], g.vertices[i + 2]));
       return r;
@@ -132,7 +133,8 @@ function makeShapeGeometry(g, planeSize) {
     case 'capsule': return new CapsuleGeometry(g.radius, g.length, 8, 24).rotateX(Math.PI / 2);    // axis y -> z
     case 'cylinder': return new CylinderGeometry(g.radius, g.radius, g.length, 32).rotateX(Math.PI / 2);
     case 'halfspace': return new PlaneGeometry(planeSize, planeSize);  // z = 0 of G, normal +z
-    case 'convex_mesh': {
+    case 'convex_mesh':
+    case 'mesh': {  // a static mesh (terrain): its triangles as given, flat-shaded
       const geometry = new BufferGeometry();
       geometry.setAttribute('position', new BufferAttribute(new Float32Array(g.vertices), 3));
       geometry.setIndex(g.triangles);
