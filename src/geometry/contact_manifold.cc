@@ -625,19 +625,30 @@ Polytope make_polytope(const Shape& shape) {
   return P;
 }
 
-bool polytope_face_along(const Polytope& polytope, const Transform& X_WG, const Vector3& dir_W, double min_cos,
-                         std::vector<Vector3>& polygon_W, PlanarFace* face) {
-  if (polytope.faces.empty()) return false;
-  const Vector3 d_G = X_WG.R.transpose() * dir_W;
+namespace {
+
+// The face of `p` whose normal is best aligned with d_G (G frame); its cosine in *cos_out.
+size_t best_face(const Polytope& p, const Vector3& d_G, double* cos_out) {
   size_t best = 0;
   double best_cos = -kInf;
-  for (size_t f = 0; f < polytope.faces.size(); ++f) {
-    const double c = polytope.faces[f].normal_G.dot(d_G);
+  for (size_t f = 0; f < p.faces.size(); ++f) {
+    const double c = p.faces[f].normal_G.dot(d_G);
     if (c > best_cos) {
       best_cos = c;
       best = f;
     }
   }
+  *cos_out = best_cos;
+  return best;
+}
+
+}  // namespace
+
+bool polytope_face_along(const Polytope& polytope, const Transform& X_WG, const Vector3& dir_W, double min_cos,
+                         std::vector<Vector3>& polygon_W, PlanarFace* face) {
+  if (polytope.faces.empty()) return false;
+  double best_cos = 0.0;
+  const size_t best = best_face(polytope, X_WG.R.transpose() * dir_W, &best_cos);
   if (best_cos < min_cos) return false;
   const PolytopeFace& pf = polytope.faces[best];
   polygon_W.clear();
@@ -686,19 +697,6 @@ int polytope_manifold(const Polytope& a, const Transform& X_WA, const Polytope& 
                       std::vector<PairContact>& out) {
   if (a.faces.empty() || b.faces.empty()) return 0;
   // Best-aligned faces: A's along +n, B's along −n.
-  auto best_face = [](const Polytope& p, const Vector3& d_G, double* cos_out) {
-    size_t best = 0;
-    double best_cos = -kInf;
-    for (size_t f = 0; f < p.faces.size(); ++f) {
-      const double c = p.faces[f].normal_G.dot(d_G);
-      if (c > best_cos) {
-        best_cos = c;
-        best = f;
-      }
-    }
-    *cos_out = best_cos;
-    return best;
-  };
   double cos_a = 0.0, cos_b = 0.0;
   const size_t fa = best_face(a, X_WA.R.transpose() * n_W, &cos_a);
   const size_t fb = best_face(b, X_WB.R.transpose() * Vector3(-n_W), &cos_b);
