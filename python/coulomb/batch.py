@@ -70,15 +70,14 @@ def _load(origin: tuple):
 
 
 def _run_one(origin: tuple, index: int, parameters: dict, duration: float, signals: Sequence[str],
-             record_every: int, controller, decimation: int) -> dict:
+             record_every: int, controller, decimation: int, pid_dir: Optional[str] = None) -> dict:
     """One rollout (in a worker process, a Ray worker or this process)."""
     from . import _core
-    pid_dir = _os.environ.get("COULOMB_BATCH_PID_DIR")
-    if pid_dir:  # tests: announce which process runs which rollout (to kill it mid-rollout)
+    if pid_dir:  # tests (COULOMB_BATCH_PID_DIR): which process runs which rollout, to kill it mid-rollout
         with open(_os.path.join(pid_dir, f"{index}-{_os.getpid()}"), "w"):
             pass
     scene = _load(origin)
-    if callable(controller) and not hasattr(controller, "update"):
+    if isinstance(controller, type) or (callable(controller) and not hasattr(controller, "update")):
         controller = controller()  # a factory: a fresh controller per rollout
     result = _core._rollout(scene, dict(parameters), float(duration), list(signals), int(record_every),
                             controller, int(decimation))
@@ -194,7 +193,8 @@ def rollout(scene: Union[str, "_os.PathLike[str]", Any], parameters: Optional[Se
         raise ValueError(f"coulomb.batch: workers must be ≥ 1, got {workers}")
     if max_retries < 0:
         raise ValueError(f"coulomb.batch: max_retries must be ≥ 0, got {max_retries}")
-    tasks = [(origin, i, p, float(duration), tuple(signals), int(record_every), controller, int(decimation))
+    pid_dir = _os.environ.get("COULOMB_BATCH_PID_DIR")
+    tasks = [(origin, i, p, float(duration), tuple(signals), int(record_every), controller, int(decimation), pid_dir)
              for i, p in enumerate(parameters)]
     if not tasks:
         return []
