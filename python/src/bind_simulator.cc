@@ -22,13 +22,20 @@ namespace {
 
 // Calls a Python object's update(state, results, commands) from Simulator::step() (which runs
 // with the GIL released): takes the GIL for the call. `commands` is the simulator's own Commands,
-// changed in place.
+// changed in place. Holds `target` strongly when `owning`; otherwise the Python Simulator object
+// holds it (in its __dict__, where the garbage collector sees it: a controller that refers back
+// to the simulator makes a cycle the collector can break).
 class CallbackController final : public sim::Controller {
  public:
-  CallbackController(nb::object target, double time_step) : target_(std::move(target)), time_step_(time_step) {}
+  CallbackController(nb::handle target, double time_step, bool owning)
+      : target_(target), time_step_(time_step) {
+    if (owning) owner_ = nb::borrow(target);
+  }
   ~CallbackController() override {
-    nb::gil_scoped_acquire gil;
-    target_.reset();
+    if (owner_.is_valid()) {
+      nb::gil_scoped_acquire gil;
+      owner_.reset();
+    }
   }
   void update(const sim::State& state, const sim::StepResults& last_step, sim::Commands& commands) override {
     nb::gil_scoped_acquire gil;
@@ -38,14 +45,15 @@ class CallbackController final : public sim::Controller {
   }
 
  private:
-  nb::object target_;
+  nb::handle target_;
+  nb::object owner_;
   double time_step_;
 };
 
 }  // namespace
 
 std::shared_ptr<sim::Controller> make_callback_controller(nb::object target, double time_step) {
-  return std::make_shared<CallbackController>(std::move(target), time_step);
+  return std::make_shared<CallbackController>(target, time_step, true);
 }
 
 namespace {
@@ -195,7 +203,7 @@ void bind_simulator(nb::module_& m) {
           "kd", [](nb::handle self) { return command_view(nb::cast<sim::Commands&>(self).kd, self); },
           [](sim::Commands& c, nb::handle x) { assign_command(c.kd, x, "kd"); }, nb::rv_policy::automatic, "PD damping ≥ 0 [N·m·s/rad or N·s/m].");
 
-  nb::class_<sim::Simulator>(m, "Simulator",
+  nb::class_<sim::Simulator>(m, "Simulator", nb::dynamic_attr(),
                              "Forward simulation of a Scene with SAP (or the L-stable solver): θ-method two-stage "
                              "time stepping. Takes a copy of the scene.")
       .def(
@@ -323,14 +331,18 @@ void bind_simulator(nb::module_& m) {
           "A copy of the commands in force (Commands).")
       .def(
           "set_controller",
-          [](sim::Simulator& s, nb::object controller, int decimation) {
+          [](nb::handle self, nb::object controller, int decimation) {
+            sim::Simulator& s = nb::cast<sim::Simulator&>(self);
             if (controller.is_none()) {
               s.set_controller(nullptr, decimation);
+              nb::setattr(self, "_controller", nb::none());
               return;
             }
             if (!nb::hasattr(controller, "update"))
               throw nb::type_error("controller must have a method update(state, results, commands)");
-            s.set_controller(make_callback_controller(controller, s.parameters().time_step), decimation);
+            s.set_controller(std::make_shared<CallbackController>(controller, s.parameters().time_step, false),
+                             decimation);
+            nb::setattr(self, "_controller", controller);  // the strong reference (see CallbackController)
           },
           "controller"_a.none(), "decimation"_a = 1,
           "Calls controller.update(state, results, commands) before every `decimation`-th step: state (State: "
