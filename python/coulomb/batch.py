@@ -92,11 +92,11 @@ def _default_workers() -> int:
         return _os.cpu_count() or 1
 
 
-def _run_local(tasks: List[tuple], workers: int, max_retries: int) -> List[dict]:
+def _run_local(tasks: List[tuple], workers: int, max_retries: int, start_method: str) -> List[dict]:
     results: Dict[int, dict] = {}
     attempts = {task[1]: 0 for task in tasks}
     pending = list(tasks)
-    context = _mp.get_context("spawn")
+    context = _mp.get_context(start_method)
     while pending:
         broken = False
         with _futures.ProcessPoolExecutor(max_workers=min(workers, len(pending)), mp_context=context) as pool:
@@ -117,8 +117,11 @@ def _run_local(tasks: List[tuple], workers: int, max_retries: int) -> List[dict]
             for task in pending:
                 attempts[task[1]] += 1
                 if attempts[task[1]] > max_retries:
-                    raise RuntimeError(f"coulomb.batch: rollout {task[1]} lost its worker {attempts[task[1]]} times "
-                                       f"(max_retries={max_retries})")
+                    raise RuntimeError(
+                        f"coulomb.batch: rollout {task[1]} lost its worker process {attempts[task[1]]} times "
+                        f"(max_retries={max_retries}): killed, out of memory, or — with start_method 'spawn' or "
+                        f"'forkserver' — a script whose batch call is not under `if __name__ == \"__main__\":` "
+                        f"(each worker imports the main module)")
     return [results[task[1]] for task in tasks]
 
 
@@ -154,7 +157,7 @@ def rollout(scene: Union[str, "_os.PathLike[str]", Any], parameters: Optional[Se
             controller: Any = None, duration: Optional[float] = None,
             signals: Sequence[str] = ("time", "q", "v"), backend: str = "local", address: Optional[str] = None,
             workers: Optional[int] = None, record_every: int = 1, decimation: int = 1,
-            max_retries: int = 3) -> List[dict]:
+            max_retries: int = 3, start_method: str = "spawn") -> List[dict]:
     """Runs one rollout per entry of ``parameters`` and returns their results, in order.
 
     scene: a scene file path, YAML text, or a Scene from coulomb.load_scene (each worker loads it
@@ -169,7 +172,11 @@ def rollout(scene: Union[str, "_os.PathLike[str]", Any], parameters: Optional[Se
     backend: "local" (a process pool of ``workers`` processes, default one per core), "ray"
       (Ray tasks on the cluster at ``address``, or on a local Ray instance of ``workers`` CPUs that
       is started and shut down here; an already initialized Ray is used as is) or "inline" (this
-      process, one rollout after the other).
+      process, one rollout after the other). The local pool's processes are started with
+      multiprocessing's ``start_method`` ("spawn" by default: each imports the main module, so a
+      script must call rollout under ``if __name__ == "__main__":``; "fork" avoids that on Linux
+      but is unsafe in a process with threads).
+    max_retries: how many times a rollout whose worker died runs again.
     Returns a list of dicts: each signal as an array (rows: the initial state, then every
     ``record_every``-th step), and final_q, final_v, final_time [s], steps, failures (steps whose
     solver did not converge), mean_solver_iterations, max_penetration_max [m], wall_time [s] (the
@@ -208,7 +215,7 @@ def rollout(scene: Union[str, "_os.PathLike[str]", Any], parameters: Optional[Se
                 raise
         return results
     if backend == "local":
-        return _run_local(tasks, workers or _default_workers(), max_retries)
+        return _run_local(tasks, workers or _default_workers(), max_retries, start_method)
     if backend == "ray":
         return _run_ray(tasks, address, workers, max_retries)
     raise ValueError(f"coulomb.batch: unknown backend '{backend}' (local, ray, inline)")
