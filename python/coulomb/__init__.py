@@ -17,6 +17,7 @@ from ._core import (  # noqa: F401  (re-exported)
     Actuator,
     Commands,
     ContactDefaults,
+    InverseDynamics,
     Model,
     Recorder,
     Scene,
@@ -28,12 +29,14 @@ from ._core import (  # noqa: F401  (re-exported)
     TrajectoryWriter,
     UrdfError,
     Workspace,
+    actuated_dofs,
+    joint_dofs,
     load_urdf,
     write_report,
 )
 
 __all__ = [
-    "Actuator", "Commands", "ContactDefaults", "Controller", "Model", "Recorder", "Scene", "SceneError",
+    "Actuator", "Commands", "ContactDefaults", "Controller", "InverseDynamics", "actuated_dofs", "joint_dofs", "Model", "Recorder", "Scene", "SceneError",
     "Simulator", "State", "StepResults", "StepStats", "TrajectoryWriter", "UrdfError", "Workspace",
     "CONTACT_DTYPE", "CONTACT_REGIONS", "aba", "bias_forces", "crba", "frame_jacobian", "frame_pose",
     "generalized_gravity", "load_scene", "load_urdf", "rnea", "write_report",

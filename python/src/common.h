@@ -21,6 +21,7 @@ void bind_scene(nb::module_& m);
 void bind_simulator(nb::module_& m);
 void bind_output(nb::module_& m);
 void bind_rollout(nb::module_& m);
+void bind_inverse_dynamics(nb::module_& m);
 
 /// A 1-d float64 vector from a NumPy array, a list or any sequence of numbers (through
 /// numpy.asarray when it is not already an array nanobind takes). Raises TypeError naming `what`.

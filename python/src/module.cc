@@ -18,4 +18,5 @@ NB_MODULE(_core, m) {
   python::bind_simulator(m);
   python::bind_output(m);
   python::bind_rollout(m);
+  python::bind_inverse_dynamics(m);
 }

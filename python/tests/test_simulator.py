@@ -212,3 +212,22 @@ def test_memory_does_not_grow_over_10000_steps():
     assert np.isfinite(run(9000))
     grown = rss_bytes() - before
     assert grown < 1_000_000, f"RSS grew by {grown} bytes over 9,000 steps"
+
+
+def test_inverse_dynamics_on_a_standing_a1():
+    """The A1 at rest on its four feet (examples/cpp/id_stance.cc from Python): with q̈_des = 0
+    every formulation's contact forces carry the robot's weight within 1e-6, within the torque
+    limits (examples/scenes/a1_id.yaml, the scene of the C++ example)."""
+    scene = coulomb.load_scene(str(SCENES / "a1_id.yaml"))
+    actuated = coulomb.actuated_dofs(scene)
+    assert actuated == list(range(6, 18))
+    weight = scene.model.total_mass * 9.81
+    for formulation in ("lcp-noslip", "lcp-coulomb", "qp-coulomb", "qp-noslip"):
+        inverse = coulomb.InverseDynamics(scene, formulation=formulation)
+        r = inverse.solve(scene.q0, np.zeros(scene.model.nv), np.zeros(12), 1e-3)
+        assert r["ok"], (formulation, r["message"])
+        assert r["tau"].shape == (12,) and r["force_W"].shape == (4, 3)
+        assert r["force_W"][:, 2].sum() == pytest.approx(weight, rel=1e-6), formulation
+        assert np.abs(r["tau"]).max() < 33.5  # within the A1's effort limit
+    with pytest.raises(ValueError, match="formulation"):
+        coulomb.InverseDynamics(scene, formulation="lcp")
