@@ -4,7 +4,7 @@
 #   make demo    deps + build + simulate the embedded default scene (coulomb simulate)
 #   make test    deps + build + every ctest test (unit, oracle, install, browser, fidelity), then the
 #                Python package's pytest suite (make python-test)
-#   make python-test  pip install . into build/python-venv (incremental build in build/python) and
+#   make python-test  pip install . into build/python-venv (incremental build in build-python) and
 #                run pytest python/tests (scripts/python_test.sh)
 #   make bench   deps + build + run the benchmarks (console): coulomb_bench, then coulomb_id_bench
 #                (inverse dynamics against the number of contacts; ID_BENCH_ARGS)
@@ -12,7 +12,7 @@
 #   make fidelity-report  run the analytic checks (coulomb_fidelity) and rewrite docs/fidelity.md
 #   make experiments  deps + build + Zapolsky & Drumwright's controller experiments (coulomb
 #                experiment id-tables): tables and figures in experiments-out/ (EXPERIMENT_ARGS)
-#   make clean   remove ./build
+#   make clean   remove ./build (and ./build-python, the Python package's build)
 
 SHELL := /bin/bash
 BUILD_DIR ?= build
@@ -80,4 +80,4 @@ experiments: deps
 	$(BUILD_DIR)/bin/coulomb experiment id-tables -o experiments-out $(EXPERIMENT_ARGS)
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(BUILD_DIR)-python
