@@ -231,3 +231,30 @@ def test_inverse_dynamics_on_a_standing_a1():
         assert np.abs(r["tau"]).max() < 33.5  # within the A1's effort limit
     with pytest.raises(ValueError, match="formulation"):
         coulomb.InverseDynamics(scene, formulation="lcp")
+
+
+def test_step_releases_the_gil():
+    """While a thread is inside Simulator.advance (C++ steps), this thread keeps running Python:
+    the longest pause it sees is a small part of the advance (holding the GIL would pause it for
+    the whole advance)."""
+    import threading
+    import time
+
+    sim = coulomb.Simulator(coulomb.load_scene(str(SCENES / "a1_drop.yaml")))
+    span = {}
+
+    def work():
+        span["start"] = time.perf_counter()
+        sim.advance(3000)
+        span["end"] = time.perf_counter()
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    last, longest = time.perf_counter(), 0.0
+    while thread.is_alive():
+        now = time.perf_counter()
+        longest, last = max(longest, now - last), now
+    thread.join()
+    duration = span["end"] - span["start"]
+    assert duration > 0.1
+    assert longest < duration / 3, f"paused {longest:.3f} s during a {duration:.3f} s advance"
