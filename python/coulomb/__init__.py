@@ -116,25 +116,6 @@ def frame_pose(model: Model, q, frame: int | str, workspace: Workspace | None = 
     return _core.frame_pose(model, _vector(q), frame, workspace)
 
 
-def _contacts_of(records: _np.ndarray) -> _np.ndarray:
-    return records.view(CONTACT_DTYPE)
-
-
-def _step_results_contacts(self: StepResults) -> _np.ndarray:
-    """The step's contacts, a structured array of dtype CONTACT_DTYPE, shape (num_contacts,)."""
-    return _contacts_of(self._contact_records)
-
-
-def _simulator_contacts(self: Simulator) -> _np.ndarray:
-    """The last step's contacts, a structured array of dtype CONTACT_DTYPE, shape (num_contacts,)
-    (a new array; it does not change with later steps)."""
-    return _contacts_of(self._contact_records())
-
-
-StepResults.contacts = property(_step_results_contacts)
-Simulator.contacts = _simulator_contacts
-
-
 class Controller:
     """Base class of controllers written in Python (Simulator.set_controller).
 

@@ -93,6 +93,13 @@ nb::ndarray<nb::numpy, double> wrenches_array(const std::vector<math::SpatialFor
   return owned_copy(data.data(), data.size(), {wrenches.size(), 6});
 }
 
+// The contacts as a NumPy structured array of dtype coulomb.CONTACT_DTYPE (a view of the packed
+// records, no copy).
+nb::object contacts_array(const sim::StepResults& results, double time_step) {
+  nb::object records = nb::cast(contact_records(results, time_step));
+  return records.attr("view")(nb::module_::import_("coulomb").attr("CONTACT_DTYPE"));
+}
+
 }  // namespace
 
 nb::ndarray<nb::numpy, std::uint8_t> contact_records(const sim::StepResults& results, double time_step) {
@@ -153,6 +160,12 @@ void bind_simulator(nb::module_& m) {
       .def_prop_ro(
           "_contact_records", [](const StepResultsCopy& r) { return contact_records(r.results, r.time_step); },
           nb::rv_policy::automatic)
+      .def_prop_ro(
+          "contacts", [](const StepResultsCopy& r) { return contacts_array(r.results, r.time_step); },
+          nb::sig("def contacts(self) -> numpy.ndarray"),
+          "The step's contacts, a NumPy structured array of dtype coulomb.CONTACT_DTYPE, shape (num_contacts,): "
+          "body_a, body_b, geometry_a, geometry_b, p_W (3,) [m], n_W (3,) (A → B), phi [m], impulse_normal [N·s], "
+          "impulse_tangential (2,) [N·s], impulse_W (3,) [N·s], force_W (3,) [N], slip_speed [m/s], region.")
       .def_prop_ro("num_contacts", [](const StepResultsCopy& r) { return r.results.contacts.size(); })
       .def_prop_ro(
           "contact_wrenches", [](const StepResultsCopy& r) { return wrenches_array(r.results.contact_wrenches); },
@@ -354,8 +367,10 @@ void bind_simulator(nb::module_& m) {
           "last_results", [](const sim::Simulator& s) { return StepResultsCopy{s.last_results(), s.parameters().time_step}; },
           "A copy of the last step's results (StepResults).")
       .def(
-          "_contact_records",
-          [](const sim::Simulator& s) { return contact_records(s.last_results(), s.parameters().time_step); })
+          "contacts", [](const sim::Simulator& s) { return contacts_array(s.last_results(), s.parameters().time_step); },
+          nb::sig("def contacts(self) -> numpy.ndarray"),
+          "The last step's contacts (gathered at its start), a NumPy structured array of dtype "
+          "coulomb.CONTACT_DTYPE, shape (num_contacts,) (a new array: later steps do not change it).")
       .def_prop_ro("warnings", &sim::Simulator::warnings, "Warnings raised so far (run monitor).")
       .def(
           "energy", [](sim::Simulator& s) { return s.energy(s.q(), s.v()); },

@@ -109,12 +109,15 @@ def test_python_controller_in_rollouts():
         same(a, b)
 
 
+KILL_DURATION = 3.0  # s of clutter per rollout: long enough (0.2–1 s of wall time) to be killed mid-way
+
+
 def kill_first_worker(pid_dir, stop):
     """Waits for the first rollout to start, then kills its process (SIGKILL) mid-rollout."""
     while not stop.is_set():
         names = os.listdir(pid_dir)
         if names:
-            time.sleep(0.05)
+            time.sleep(0.02)
             pid = int(sorted(names)[0].split("-")[1])
             os.kill(pid, signal.SIGKILL)
             return pid
@@ -131,7 +134,7 @@ def run_with_a_kill(tmp_path, monkeypatch, **kwargs):
     killer.start()
     try:
         results = batch.rollout(str(SCENES / "clutter.yaml"), [{"contact": {"mu": 0.2 * (1 + i)}} for i in range(4)],
-                                duration=0.5, signals=["q"], **kwargs)
+                                duration=KILL_DURATION, signals=["q"], **kwargs)
     finally:
         stop.set()
         killer.join()
@@ -141,7 +144,7 @@ def run_with_a_kill(tmp_path, monkeypatch, **kwargs):
 
 def test_local_pool_survives_a_killed_worker(tmp_path, monkeypatch):
     expected = batch.rollout(str(SCENES / "clutter.yaml"), [{"contact": {"mu": 0.2 * (1 + i)}} for i in range(4)],
-                             duration=0.5, signals=["q"], backend="inline")
+                             duration=KILL_DURATION, signals=["q"], backend="inline")
     results, killed, started = run_with_a_kill(tmp_path, monkeypatch, workers=2)
     assert killed and killed[0] is not None
     assert len(started) > 4  # some rollout started twice: it ran again after the kill
@@ -170,7 +173,7 @@ def test_ray_bitwise_identical(reference, local_ray):
 
 def test_ray_retries_a_killed_worker(tmp_path, monkeypatch, local_ray):
     expected = batch.rollout(str(SCENES / "clutter.yaml"), [{"contact": {"mu": 0.2 * (1 + i)}} for i in range(4)],
-                             duration=0.5, signals=["q"], backend="inline")
+                             duration=KILL_DURATION, signals=["q"], backend="inline")
     results, killed, started = run_with_a_kill(tmp_path, monkeypatch, backend="ray")
     assert killed and killed[0] is not None
     assert len(started) > 4
