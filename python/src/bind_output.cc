@@ -25,7 +25,7 @@ namespace {
 // it) and of the parameters it needs.
 class Recorder {
  public:
-  Recorder(const sim::Simulator& s, const std::string& directory, bool html, const std::string& title)
+  Recorder(sim::Simulator& s, const std::string& directory, bool html, const std::string& title)
       : scene_(std::make_unique<scene::Scene>(s.scene())),
         directory_(directory),
         time_step_(s.parameters().time_step),
@@ -38,8 +38,7 @@ class Recorder {
     trajectory_.emplace(directory_ + "/trajectory.csv", *scene_);
     steps_.emplace(directory_ + "/steps.csv");
     stats_.friction_model = solvers::lstable::to_string(s.parameters().lstable.friction);
-    multibody::Workspace ws(scene_->model);
-    stats_.energy_initial = scene_energy(s);
+    stats_.energy_initial = s.energy(s.q(), s.v());
     stats_.energy_final = stats_.energy_initial;
     trajectory_->write(s.time(), s.q(), s.v());
     if (html) {
@@ -88,10 +87,6 @@ class Recorder {
   const std::string& directory() const { return directory_; }
 
  private:
-  static double scene_energy(const sim::Simulator& s) {
-    return const_cast<sim::Simulator&>(s).energy(s.q(), s.v());
-  }
-
   std::unique_ptr<scene::Scene> scene_;
   std::string directory_;
   double time_step_;
@@ -132,7 +127,7 @@ void bind_output(nb::module_& m) {
                        "Writes the output folder of `coulomb simulate` for a Simulator run from Python: "
                        "trajectory.csv, steps.csv, stats.json and (html=True) replay.html and report.html. Call "
                        "record() after every step and close() at the end (also a context manager).")
-      .def(nb::init<const sim::Simulator&, const std::string&, bool, const std::string&>(), "simulator"_a,
+      .def(nb::init<sim::Simulator&, const std::string&, bool, const std::string&>(), "simulator"_a,
            "directory"_a, "html"_a = true, "title"_a = "",
            "Creates `directory` and writes the initial state's row.")
       .def("record", &Recorder::record, "simulator"_a, "Records the step the simulator just took.")
