@@ -92,11 +92,18 @@ def _default_workers() -> int:
         return _os.cpu_count() or 1
 
 
-def _run_local(tasks: List[tuple], workers: int, max_retries: int, start_method: str) -> List[dict]:
+def _run_local(tasks: List[tuple], workers: int, max_retries: int, start_method: Optional[str]) -> List[dict]:
     results: Dict[int, dict] = {}
     attempts = {task[1]: 0 for task in tasks}
     pending = list(tasks)
+    if start_method is None:
+        start_method = "forkserver" if "forkserver" in _mp.get_all_start_methods() else "spawn"
     context = _mp.get_context(start_method)
+    if start_method == "forkserver":
+        # The server imports numpy and coulomb once; every worker is a fork of it (a new pool starts
+        # in milliseconds instead of each worker importing them anew). The server process has run no
+        # simulation: forking it is safe.
+        context.set_forkserver_preload(["coulomb"])
     while pending:
         broken = False
         with _futures.ProcessPoolExecutor(max_workers=min(workers, len(pending)), mp_context=context) as pool:
@@ -157,7 +164,7 @@ def rollout(scene: Union[str, "_os.PathLike[str]", Any], parameters: Optional[Se
             controller: Any = None, duration: Optional[float] = None,
             signals: Sequence[str] = ("time", "q", "v"), backend: str = "local", address: Optional[str] = None,
             workers: Optional[int] = None, record_every: int = 1, decimation: int = 1,
-            max_retries: int = 3, start_method: str = "spawn") -> List[dict]:
+            max_retries: int = 3, start_method: Optional[str] = None) -> List[dict]:
     """Runs one rollout per entry of ``parameters`` and returns their results, in order.
 
     scene: a scene file path, YAML text, or a Scene from coulomb.load_scene (each worker loads it
@@ -173,9 +180,10 @@ def rollout(scene: Union[str, "_os.PathLike[str]", Any], parameters: Optional[Se
       (Ray tasks on the cluster at ``address``, or on a local Ray instance of ``workers`` CPUs that
       is started and shut down here; an already initialized Ray is used as is) or "inline" (this
       process, one rollout after the other). The local pool's processes are started with
-      multiprocessing's ``start_method`` ("spawn" by default: each imports the main module, so a
-      script must call rollout under ``if __name__ == "__main__":``; "fork" avoids that on Linux
-      but is unsafe in a process with threads).
+      multiprocessing's ``start_method``: by default "forkserver" where there is one (Linux; the
+      server imports coulomb once and forks the workers), else "spawn". Both import the main
+      module in every worker, so a script must call rollout under ``if __name__ == "__main__":``;
+      "fork" avoids that but is unsafe in a process that has threads.
     max_retries: how many times a rollout whose worker died runs again.
     Returns a list of dicts: each signal as an array (rows: the initial state, then every
     ``record_every``-th step), and final_q, final_v, final_time [s], steps, failures (steps whose

@@ -26,11 +26,14 @@ def main():
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--no-ray", action="store_true")
+    parser.add_argument("--start-method", default=None,
+                        help="the local pool's (forkserver, spawn, fork; default: coulomb.batch's, forkserver on Linux)")
     args = parser.parse_args()
 
     parameters = [{"contact": {"mu": 1.0 - 0.005 * i}} for i in range(args.rollouts)]
-    runs = {"local, 1 worker": dict(backend="local", workers=1),
-            f"local, {args.workers} workers": dict(backend="local", workers=args.workers)}
+    runs = {"local, 1 worker": dict(backend="local", workers=1, start_method=args.start_method),
+            f"local, {args.workers} workers": dict(backend="local", workers=args.workers,
+                                                   start_method=args.start_method)}
     if not args.no_ray:
         import ray
         start = time.perf_counter()
@@ -40,7 +43,7 @@ def main():
         runs[f"ray, {args.workers} CPUs"] = dict(backend="ray")
 
     print(f"{args.rollouts} rollouts of {args.scene} for {args.duration} s, {args.repeats} repeats; "
-          f"load average before: {os.getloadavg()[0]:.2f}")
+          f"local pool start method {args.start_method or 'default'}; load average before: {os.getloadavg()[0]:.2f}")
     walls = {name: [] for name in runs}
     inside = {name: [] for name in runs}
     reference = None
