@@ -99,3 +99,14 @@ def test_errors_name_the_value(a1, tmp_path):
         coulomb.load_urdf(str(tmp_path / "missing.urdf"))
     with pytest.raises(ValueError, match="another model"):
         coulomb.crba(a1, q, workspace=coulomb.Workspace(coulomb.load_urdf(str(SHARED / "models" / "kuka_iiwa_robot.urdf"))))
+
+
+def test_type_stubs_are_shipped():
+    import pathlib
+    package = pathlib.Path(coulomb.__file__).parent
+    assert (package / "py.typed").exists()
+    stubs = (package / "_core.pyi").read_text()
+    for name in ("class Simulator", "def step(self) -> StepStats", "class Model", "class InverseDynamics",
+                 "class Recorder"):
+        assert name in stubs, name
+    assert "[N·m or N]" in stubs  # docstrings with units
