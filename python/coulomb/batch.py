@@ -33,9 +33,10 @@ SIGNALS = ("time", "q", "v", "energy", "contacts", "max_penetration", "solver_it
 #: Keys of one rollout's parameters: q0 (nq,), v0 (nv,), contact {mu, stiffness, dissipation_time,
 #: hunt_crossley_dissipation, stiction_tolerance}, mass_scale {body: factor}, mass {body: kg}, kp,
 #: kd, q_target, v_target, actuation (a number or one per actuator), time_step [s], integrator,
-#: contact_approximation.
+#: solver, contact_approximation.
 PARAMETER_KEYS = ("q0", "v0", "contact", "mass_scale", "mass", "kp", "kd", "q_target", "v_target", "actuation",
-                  "time_step", "integrator", "contact_approximation")
+                  "time_step", "integrator", "solver", "contact_approximation")
+_CONTACT_FIELDS = ("mu", "stiffness", "dissipation_time", "hunt_crossley_dissipation", "stiction_tolerance")
 
 # Scenes loaded in this process, by their origin (each worker loads a scene once per batch origin).
 _scene_cache: Dict[tuple, Any] = {}
@@ -54,6 +55,51 @@ def _scene_origin(scene) -> tuple:
         from . import load_scene
         return tuple(load_scene(scene)._origin)
     raise TypeError(f"coulomb.batch: scene must be a path, YAML text or a Scene, got {type(scene).__name__}")
+
+
+def _changes(scene, origin: tuple) -> dict:
+    """What was changed in a Scene object since it was loaded, as rollout parameters (the workers
+    load the scene from its origin, then apply these before each rollout's own parameters). Masses
+    come back as scale factors of the loaded ones."""
+    import numpy as np
+    base = _load(origin)
+    changes: dict = {}
+    for key in ("time_step", "integrator", "solver"):
+        if getattr(scene, key) != getattr(base, key):
+            changes[key] = getattr(scene, key)
+    contact = {f: getattr(scene.contact, f) for f in _CONTACT_FIELDS
+               if getattr(scene.contact, f) != getattr(base.contact, f)}
+    if contact:
+        changes["contact"] = contact
+    if scene.contact.approximation != base.contact.approximation:
+        changes["contact_approximation"] = scene.contact.approximation
+    if not np.array_equal(scene.q0, base.q0):
+        changes["q0"] = scene.q0
+    if not np.array_equal(scene.v0, base.v0):
+        changes["v0"] = scene.v0
+    masses, base_masses = scene.model.body_masses, base.model.body_masses
+    names = scene.model.body_names
+    scale = {names[b]: float(masses[b] / base_masses[b]) for b in range(1, len(names))
+             if masses[b] != base_masses[b] and base_masses[b] > 0}
+    if scale:
+        changes["mass_scale"] = scale
+    return changes
+
+
+def _merge(changes: dict, parameters: dict) -> dict:
+    """A rollout's parameters over the scene's changes (contact fields and masses merged by key)."""
+    merged = dict(changes)
+    for key, value in parameters.items():
+        if key == "contact" and "contact" in merged and isinstance(value, dict):
+            merged["contact"] = {**merged["contact"], **value}
+        elif key == "mass_scale" and "mass_scale" in merged and isinstance(value, dict):
+            combined = dict(merged["mass_scale"])
+            for body, factor in value.items():
+                combined[body] = combined.get(body, 1.0) * factor
+            merged["mass_scale"] = combined
+        else:
+            merged[key] = value
+    return merged
 
 
 def _load(origin: tuple):
@@ -167,8 +213,11 @@ def rollout(scene: Union[str, "_os.PathLike[str]", Any], parameters: Optional[Se
             max_retries: int = 3, start_method: Optional[str] = None) -> List[dict]:
     """Runs one rollout per entry of ``parameters`` and returns their results, in order.
 
-    scene: a scene file path, YAML text, or a Scene from coulomb.load_scene (each worker loads it
-      from its file or text, so the files it names must exist where the workers run).
+    scene: a scene file path, YAML text, or a Scene from coulomb.load_scene. Each worker loads it
+      from its file or text (the files it names must exist where the workers run); what was
+      changed in a Scene object since (time_step, integrator, solver, contact, q0, v0, masses) is
+      applied to every rollout before its own parameters (masses as scale factors; a rollout's
+      mass_scale multiplies the scene's).
     parameters: one dict per rollout (keys: PARAMETER_KEYS; {} is the scene as it is). Default [{}].
     controller: None (the scene's PD actuators, with the parameters' gains, targets and
       feed-forward), or a Python controller (an object with update(state, results, commands), or a
@@ -209,7 +258,11 @@ def rollout(scene: Union[str, "_os.PathLike[str]", Any], parameters: Optional[Se
     if max_retries < 0:
         raise ValueError(f"coulomb.batch: max_retries must be ≥ 0, got {max_retries}")
     pid_dir = _os.environ.get("COULOMB_BATCH_PID_DIR")
-    tasks = [(origin, i, p, float(duration), tuple(signals), int(record_every), controller, int(decimation), pid_dir)
+    changes = {}
+    if not isinstance(scene, (str, _os.PathLike)):
+        changes = _changes(scene, origin)
+    tasks = [(origin, i, _merge(changes, p), float(duration), tuple(signals), int(record_every), controller,
+              int(decimation), pid_dir)
              for i, p in enumerate(parameters)]
     if not tasks:
         return []

@@ -108,12 +108,15 @@ void bind_rollout(nb::module_& m) {
           } else if (key == "integrator") {
             scene.integrator = nb::cast<std::string>(value);
             sim::parse_integrator(scene.integrator);
+          } else if (key == "solver") {
+            scene.solver = nb::cast<std::string>(value);
+            sim::parse_solver(scene.solver);
           } else if (key == "contact_approximation") {
             scene.contact.approximation = contact::parse_contact_approximation(nb::cast<std::string>(value));
           } else {
             throw std::invalid_argument("parameters: unknown key '" + key +
                                         "' (q0, v0, contact, mass_scale, mass, kp, kd, q_target, v_target, "
-                                        "actuation, time_step, integrator, contact_approximation)");
+                                        "actuation, time_step, integrator, solver, contact_approximation)");
           }
         }
         const sim::SimulatorParameters params = parameters_from_scene(scene);

@@ -179,3 +179,24 @@ def test_ray_retries_a_killed_worker(tmp_path, monkeypatch, local_ray):
     assert len(started) > 4
     for a, b in zip(expected, results):
         same(a, b)
+
+
+def test_changes_to_a_scene_object_reach_the_rollouts():
+    """A Scene changed after loading (contact, masses, initial velocity) rolls out as changed,
+    in every backend, and as a Simulator of the same Scene runs."""
+    scene = coulomb.load_scene(A1)
+    scene.contact.mu = 0.3
+    scene.scale_body_mass("base", 1.25)
+    v0 = np.zeros(scene.model.nv)
+    v0[3] = 0.2
+    scene.v0 = v0
+    sim = coulomb.Simulator(scene)
+    sim.advance(50)
+    inline = batch.rollout(scene, [{}, {"contact": {"stiffness": 2e5}}], duration=0.05, backend="inline")
+    pooled = batch.rollout(scene, [{}, {"contact": {"stiffness": 2e5}}], duration=0.05, workers=2)
+    assert np.array_equal(inline[0]["final_q"], sim.q) and np.array_equal(inline[0]["final_v"], sim.v)
+    assert not np.array_equal(inline[1]["final_q"], sim.q)  # the rollout's own parameter on top
+    for a, b in zip(inline, pooled):
+        same(a, b)
+    fresh = batch.rollout(A1, [{}], duration=0.05, backend="inline")[0]
+    assert not np.array_equal(fresh["final_q"], sim.q)
