@@ -2,7 +2,10 @@
 #   make deps    install the Debian and npm packages (scripts/install-deps.sh; quiet if present)
 #   make build   configure (Release) and build everything
 #   make demo    deps + build + simulate the embedded default scene (coulomb simulate)
-#   make test    deps + build + every ctest test (unit, oracle, install, browser, fidelity)
+#   make test    deps + build + every ctest test (unit, oracle, install, browser, fidelity), then the
+#                Python package's pytest suite (make python-test)
+#   make python-test  pip install . into build/python-venv (incremental build in build-python) and
+#                run pytest python/tests (scripts/python_test.sh)
 #   make bench   deps + build + run the benchmarks (console): coulomb_bench, then coulomb_id_bench
 #                (inverse dynamics against the number of contacts; ID_BENCH_ARGS)
 #   make bench-peers   coulomb against MuJoCo 4, Drake and Pinocchio, same scenes, same run, in
@@ -12,7 +15,7 @@
 #   make fidelity-report  run the analytic checks (coulomb_fidelity) and rewrite docs/fidelity.md
 #   make experiments  deps + build + Zapolsky & Drumwright's controller experiments (coulomb
 #                experiment id-tables): tables and figures in experiments-out/ (EXPERIMENT_ARGS)
-#   make clean   remove ./build
+#   make clean   remove ./build (and ./build-python, the Python package's build)
 
 SHELL := /bin/bash
 BUILD_DIR ?= build
@@ -28,7 +31,7 @@ EXPERIMENT_ARGS ?=
 # quadruped standing under PD control with 40 objects dropped around it), outputs in coulomb-out/.
 DEMO_ARGS ?= simulate -o coulomb-out
 
-.PHONY: all deps configure build demo test bench bench-peers bench-report fidelity-report experiments clean
+.PHONY: all deps configure build demo test python-test bench bench-peers bench-report fidelity-report experiments clean
 
 all: build
 
@@ -49,6 +52,13 @@ demo: deps
 test: deps
 	@$(MAKE) --no-print-directory build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(CTEST_JOBS)
+	BUILD_DIR=$(BUILD_DIR) bash scripts/python_test.sh
+
+# The Python package alone (needs the coulomb tool of `make build` for the bitwise comparison).
+python-test: deps
+	@$(MAKE) --no-print-directory configure
+	cmake --build $(BUILD_DIR) --target coulomb_cli
+	BUILD_DIR=$(BUILD_DIR) bash scripts/python_test.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory build
@@ -80,4 +90,4 @@ experiments: deps
 	$(BUILD_DIR)/bin/coulomb experiment id-tables -o experiments-out $(EXPERIMENT_ARGS)
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(BUILD_DIR)-python

@@ -9,6 +9,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PACKAGES=(
   # toolchain
   make cmake ninja-build g++ ccache pkg-config python3
+  # the Python package (make test builds it into a venv: python3 -m venv, headers for the extension)
+  python3-venv python3-dev
   # libraries
   libeigen3-dev liburdfdom-dev libtinyxml-dev libconsole-bridge-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   libfcl-dev libccd-dev libsuitesparse-dev

@@ -72,6 +72,26 @@ void Model::check_velocity(const Eigen::Ref<const Eigen::VectorXd>& v, const cha
                                   ") is not finite: " + util::format_number(v[i]));
 }
 
+void Model::scale_body_inertia(int b, double factor) {
+  if (b < 1 || b >= num_bodies())
+    throw std::invalid_argument("model '" + name_ + "': scale_body_inertia: body index " + std::to_string(b) +
+                                " is not in 1 … " + std::to_string(num_bodies() - 1));
+  if (!(std::isfinite(factor) && factor > 0.0))
+    throw std::invalid_argument("model '" + name_ + "': scale_body_inertia: body '" + bodies_[b].name +
+                                "': factor must be finite and > 0, got " + util::format_number(factor));
+  math::SpatialInertia& I = bodies_[b].inertia;
+  total_mass_ += (factor - 1.0) * I.mass;
+  I.mass *= factor;
+  I.h *= factor;
+  I.I_o *= factor;
+  for (Frame& frame : frames_) {
+    if (frame.body != b) continue;
+    frame.inertia.mass *= factor;
+    frame.inertia.h *= factor;
+    frame.inertia.I_o *= factor;
+  }
+}
+
 void validate_inertia(double mass, const math::Matrix3& I, const std::string& context) {
   if (!std::isfinite(mass)) throw std::invalid_argument(context + ": mass is not finite: " + util::format_number(mass));
   if (mass < 0.0) throw std::invalid_argument(context + ": negative mass " + util::format_number(mass) + " kg");

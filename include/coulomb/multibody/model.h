@@ -90,6 +90,14 @@ class Model {
   /// non-finite entry. `what` names the vector in the message ("v", "vdot", "tau").
   void check_velocity(const Eigen::Ref<const Eigen::VectorXd>& v, const char* what = "v") const;
 
+  /// Scales the inertia of body b by `factor`: its mass, first moment and rotational inertia (and
+  /// those of the links welded into it, its frames), the centre of mass unchanged, as a uniform
+  /// change of density. The one change a built Model allows, for variations of a scene before a
+  /// Simulator is made from it (the Python package's coulomb.batch mass parameters). Throws
+  /// std::invalid_argument naming the body and the value for b outside 1 … num_bodies() − 1 or a
+  /// factor that is not finite and > 0.
+  void scale_body_inertia(int b, double factor);
+
  private:
   friend class ModelBuilder;
   std::string name_;
