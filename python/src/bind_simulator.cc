@@ -251,7 +251,8 @@ void bind_simulator(nb::module_& m) {
             nb::gil_scoped_release release;
             return s.step();
           },
-          "Advances one time step (the GIL is released meanwhile) and returns its StepStats.")
+          "Advances one time step (the GIL is released meanwhile) and returns its StepStats. Other Python threads "
+          "run meanwhile; a Simulator itself is stepped by one thread at a time (one Simulator per thread).")
       .def(
           "advance",
           [](sim::Simulator& s, long long steps) {

@@ -10,13 +10,17 @@ import coulomb
 from conftest import REPO, SCENES, rss_bytes
 
 
-def run_python(scene_path, steps, out_dir, html=False):
+def run_python(scene_path, steps, out_dir, html=False, states=None):
     scene = coulomb.load_scene(str(scene_path))
     sim = coulomb.Simulator(scene)
     with coulomb.Recorder(sim, str(out_dir), html=html) as recorder:
+        if states is not None:
+            states.append(sim.q.copy())
         for _ in range(steps):
             sim.step()
             recorder.record(sim)
+            if states is not None:
+                states.append(sim.q.copy())
     return sim
 
 
@@ -24,12 +28,13 @@ def run_python(scene_path, steps, out_dir, html=False):
 def test_trajectory_bitwise_identical_to_cli(cli, tmp_path, name, duration):
     """The same scene through `coulomb simulate` (C++ alone) and through Python: trajectory.csv
     byte for byte (poses, velocities, joint positions, torques and contact forces, 9 digits), and
-    the final state to the last bit against a second Python run through coulomb.batch."""
+    every state to the last bit against the same run in a C++ loop (coulomb.batch's rollout)."""
     subprocess.run([str(cli), "simulate", str(SCENES / name), "-o", str(tmp_path / "cli"), "--duration",
                     str(duration), "--no-html", "--quiet"], check=True, cwd=REPO)
     scene = coulomb.load_scene(str(SCENES / name))
     steps = int(round(duration / scene.time_step))
-    sim = run_python(SCENES / name, steps, tmp_path / "py")
+    states = []
+    sim = run_python(SCENES / name, steps, tmp_path / "py", states=states)
     cli_rows = (tmp_path / "cli" / "trajectory.csv").read_bytes()
     py_rows = (tmp_path / "py" / "trajectory.csv").read_bytes()
     assert cli_rows.count(b"\n") == steps + 2  # header, t = 0, one row per step
@@ -41,6 +46,7 @@ def test_trajectory_bitwise_identical_to_cli(cli, tmp_path, name, duration):
         assert stats_py[key] == stats_cli[key], key
     batch = coulomb.batch.rollout(str(SCENES / name), [{}], duration=duration, backend="inline", signals=["q"])[0]
     assert batch["q"].shape == (steps + 1, sim.model.nq)
+    assert np.array_equal(batch["q"], np.array(states))  # every step, every bit
     assert np.array_equal(batch["final_q"], sim.q) and np.array_equal(batch["final_v"], sim.v)
 
 

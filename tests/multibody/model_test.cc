@@ -55,6 +55,29 @@ TEST(ModelTest, FusesWeldedLinksAndNumbersCoordinates) {
   EXPECT_EQ(q0.sum(), 1.0);
 }
 
+TEST(ModelTest, ScaleBodyInertiaScalesMassAndInertiaKeepsTheCom) {
+  ModelBuilder b("robot");
+  b.add_link("base", "world", testing::floating("root"),
+             SpatialInertia::FromCenterOfMass(5.0, Vector3(0.1, 0, 0), Matrix3::Identity()));
+  b.add_link("sensor", "base", testing::fixed("sensor_mount", testing::translation(0, 0, 0.5)),
+             SpatialInertia::FromCenterOfMass(1.0, Vector3::Zero(), Matrix3::Identity() * 0.1));
+  b.add_link("arm", "sensor", testing::revolute("shoulder", Vector3(0, 0, 1)),
+             SpatialInertia::FromCenterOfMass(1.0, Vector3(0.1, 0, 0), Matrix3::Identity() * 0.01));
+  Model model = b.build();
+  const int base = model.body_index("base");
+  const SpatialInertia before = model.body(base).inertia;
+  model.scale_body_inertia(base, 2.0);
+  const SpatialInertia& after = model.body(base).inertia;
+  EXPECT_DOUBLE_EQ(after.mass, 12.0);  // base and the welded sensor
+  EXPECT_LT((after.com() - before.com()).norm(), 1e-15);
+  EXPECT_LT((after.inertia_about_com() - 2.0 * before.inertia_about_com()).norm(), 1e-14);
+  EXPECT_DOUBLE_EQ(model.total_mass(), 13.0);
+  EXPECT_DOUBLE_EQ(model.frame(model.frame_index("sensor")).inertia.mass, 2.0);
+  EXPECT_DOUBLE_EQ(model.body(model.body_index("arm")).inertia.mass, 1.0);  // other bodies untouched
+  EXPECT_NE(error_of([&] { model.scale_body_inertia(0, 2.0); }).find("body index 0"), std::string::npos);
+  EXPECT_NE(error_of([&] { model.scale_body_inertia(base, -1.0); }).find("'base'"), std::string::npos);
+}
+
 TEST(ModelTest, RejectsBadLinks) {
   ModelBuilder b("bad");
   const SpatialInertia I = SpatialInertia::FromCenterOfMass(1.0, Vector3::Zero(), Matrix3::Identity());
