@@ -285,9 +285,11 @@ int face_manifold(const Shape& shape, const Transform& X_WS, const PlanarFace& f
       }
     }
     const int m = static_cast<int>(scratch.indices.size());
+    // The spread is chosen in the mesh's frame G (dir_W·(R x + c) = (Rᵀ dir_W)·x + const, the same
+    // order), so only the kept vertices are transformed to W.
     scratch.points.clear();
-    for (int i : scratch.indices) scratch.points.push_back(R * shape.vertices[static_cast<size_t>(i)] + c);
-    auto world_vertex = [&](int j) -> const Vector3& { return scratch.points[static_cast<size_t>(j)]; };
+    for (int i : scratch.indices) scratch.points.push_back(shape.vertices[static_cast<size_t>(i)]);
+    auto world_vertex = [&](int j) -> Vector3 { return R * scratch.points[static_cast<size_t>(j)] + c; };
     if (m <= 8) {
       for (int j = 0; j < m; ++j) emit(face, world_vertex(j), scratch.heights[static_cast<size_t>(j)], face_is_a, out);
       return m;
@@ -295,7 +297,7 @@ int face_manifold(const Shape& shape, const Transform& X_WS, const PlanarFace& f
     // More than 8: the deepest vertex, then the extreme vertices along 8 directions of the face
     // plane (first index wins ties), without repeats, at most 8.
     std::array<int, 9> keep{};
-    const int nk = spread_points(scratch.points, scratch.heights, m, face.u, face.v, keep);
+    const int nk = spread_points(scratch.points, scratch.heights, m, R.transpose() * face.u, R.transpose() * face.v, keep);
     for (int q = 0; q < nk; ++q) {
       const int j = keep[static_cast<size_t>(q)];
       emit(face, world_vertex(j), scratch.heights[static_cast<size_t>(j)], face_is_a, out);
@@ -574,33 +576,74 @@ Polytope make_polytope(const Shape& shape) {
   for (const Vector3& x : shape.vertices) P.size = std::max(P.size, x.norm());
   constexpr double kSameNormalCos = 1.0 - 5e-7;  // about 0.057°
   const double plane_tol = 1e-6 * std::max(P.size, 1e-9);
-  std::vector<Vector3> seed;        // per face: the normal of its first triangle
-  std::vector<Vector3> weighted;    // per face: area-weighted normal sum
-  std::vector<std::vector<int>> members;
-  for (const auto& t : shape.triangles) {
+  // Coplanar triangles that share an edge are joined (union–find, each component keeping the
+  // plane of its first triangle, so that a gently curved surface does not chain into one face):
+  // linear in the number of triangles.
+  const size_t T = shape.triangles.size();
+  std::vector<Vector3> tri_w(T), tri_n(T);
+  std::vector<char> valid(T, 0);
+  for (size_t i = 0; i < T; ++i) {
+    const auto& t = shape.triangles[i];
     const Vector3& a = shape.vertices[static_cast<size_t>(t[0])];
-    const Vector3& b = shape.vertices[static_cast<size_t>(t[1])];
-    const Vector3& c = shape.vertices[static_cast<size_t>(t[2])];
-    const Vector3 w = (b - a).cross(c - a);  // 2 × area × unit normal
-    const double len = w.norm();
-    if (!(len > 0.0)) continue;
-    const Vector3 n = w / len;
-    size_t f = 0;
-    for (; f < seed.size(); ++f) {
-      if (seed[f].dot(n) >= kSameNormalCos && std::abs(seed[f].dot(a - shape.vertices[static_cast<size_t>(members[f][0])])) <= plane_tol)
-        break;
-    }
-    if (f == seed.size()) {
-      seed.push_back(n);
-      weighted.push_back(Vector3::Zero());
-      members.emplace_back();
-    }
-    weighted[f] += w;
+    tri_w[i] = (shape.vertices[static_cast<size_t>(t[1])] - a).cross(shape.vertices[static_cast<size_t>(t[2])] - a);
+    const double len = tri_w[i].norm();
+    if (len > 0.0) valid[i] = 1, tri_n[i] = tri_w[i] / len;
+  }
+  std::vector<std::array<int, 3>> edges;  // (lower vertex, higher vertex, triangle)
+  edges.reserve(3 * T);
+  for (size_t i = 0; i < T; ++i)
     for (int k = 0; k < 3; ++k) {
-      std::vector<int>& m = members[f];
-      if (std::find(m.begin(), m.end(), t[static_cast<size_t>(k)]) == m.end()) m.push_back(t[static_cast<size_t>(k)]);
+      const int u = shape.triangles[i][static_cast<size_t>(k)], v = shape.triangles[i][static_cast<size_t>((k + 1) % 3)];
+      edges.push_back({std::min(u, v), std::max(u, v), static_cast<int>(i)});
+    }
+  std::sort(edges.begin(), edges.end());
+  std::vector<int> root(T);
+  for (size_t i = 0; i < T; ++i) root[i] = static_cast<int>(i);
+  auto find = [&](int i) {
+    while (root[static_cast<size_t>(i)] != i) i = root[static_cast<size_t>(i)] = root[static_cast<size_t>(root[static_cast<size_t>(i)])];
+    return i;
+  };
+  auto coplanar = [&](int r, int q) {  // triangle q on the plane of component root r
+    const Vector3& a_r = shape.vertices[static_cast<size_t>(shape.triangles[static_cast<size_t>(r)][0])];
+    const Vector3& a_q = shape.vertices[static_cast<size_t>(shape.triangles[static_cast<size_t>(q)][0])];
+    return tri_n[static_cast<size_t>(r)].dot(tri_n[static_cast<size_t>(q)]) >= kSameNormalCos &&
+           std::abs(tri_n[static_cast<size_t>(r)].dot(a_q - a_r)) <= plane_tol;
+  };
+  for (size_t e = 0; e + 1 < edges.size(); ++e) {
+    for (size_t g = e + 1; g < edges.size() && edges[g][0] == edges[e][0] && edges[g][1] == edges[e][1]; ++g) {
+      const int i = edges[e][2], j = edges[g][2];
+      if (!valid[static_cast<size_t>(i)] || !valid[static_cast<size_t>(j)]) continue;
+      const int ri = find(i), rj = find(j);
+      if (ri == rj || !coplanar(std::min(ri, rj), std::max(ri, rj))) continue;
+      root[static_cast<size_t>(std::max(ri, rj))] = std::min(ri, rj);  // the lower index is the root
     }
   }
+  // Faces in the order of their first triangle.
+  std::vector<int> face_of(T, -1);
+  std::vector<Vector3> weighted;    // per face: area-weighted normal sum
+  std::vector<std::vector<int>> members;
+  std::vector<int> stamp(shape.vertices.size(), -1);
+  for (size_t i = 0; i < T; ++i) {
+    if (!valid[i]) continue;
+    const int r = find(static_cast<int>(i));
+    int& f = face_of[static_cast<size_t>(r)];
+    if (f < 0) {
+      f = static_cast<int>(members.size());
+      members.emplace_back();
+      weighted.push_back(Vector3::Zero());
+    }
+    weighted[static_cast<size_t>(f)] += tri_w[i];
+    for (int k = 0; k < 3; ++k) {
+      const int vtx = shape.triangles[i][static_cast<size_t>(k)];
+      if (stamp[static_cast<size_t>(vtx)] == f) continue;
+      // A vertex belongs to several faces: the stamp only skips repeats within this face when
+      // its triangles come in a row; check the list otherwise.
+      std::vector<int>& m = members[static_cast<size_t>(f)];
+      if (std::find(m.begin(), m.end(), vtx) == m.end()) m.push_back(vtx);
+      stamp[static_cast<size_t>(vtx)] = f;
+    }
+  }
+  const std::vector<Vector3>& seed = weighted;  // one entry per face
   for (size_t f = 0; f < seed.size(); ++f) {
     PolytopeFace face;
     face.normal_G = weighted[f].normalized();

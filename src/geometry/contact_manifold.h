@@ -78,7 +78,7 @@ struct ManifoldScratch {
   // Convex meshes with vertex adjacency: the walk's stack and visited marks.
   std::vector<int> stack;
   std::vector<unsigned char> visited;
-  std::vector<math::Vector3> points;  ///< world positions of `indices`
+  std::vector<math::Vector3> points;  ///< positions of `indices` (face_manifold: in the mesh frame G)
   // Polytope manifolds: polygons being clipped, and a face's world polygon.
   std::vector<math::Vector3> clip_a, clip_b, polygon;
 };
