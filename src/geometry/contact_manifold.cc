@@ -79,19 +79,24 @@ int spread_points(const std::vector<Vector3>& points, const std::vector<double>&
     if (heights[static_cast<size_t>(j)] < heights[static_cast<size_t>(deepest)]) deepest = j;
   }
   add(deepest);
-  for (int k = 0; k < 8 && nk < 8; ++k) {
-    const Vector3 dir = kRimCos[static_cast<size_t>(k)] * u + kRimSin[static_cast<size_t>(k)] * v;
-    int best = 0;
-    double best_value = -kInf;
-    for (int j = 0; j < m; ++j) {
-      const double value = dir.dot(points[static_cast<size_t>(j)]);
-      if (value > best_value) {
-        best_value = value;
-        best = j;
+  // The 8 directions are (cos kπ/4, sin kπ/4) in (u, v): their extremes are the extremes of
+  // a = u·x, b = v·x, a + b and b − a (each scaled by 1/√2 or 1, which keeps the order), found in
+  // one pass; strict comparisons keep the first index on ties.
+  std::array<int, 8> best{};
+  std::array<double, 8> value;
+  value.fill(-kInf);
+  for (int j = 0; j < m; ++j) {
+    const Vector3& x = points[static_cast<size_t>(j)];
+    const double a = u.dot(x), b = v.dot(x);
+    const std::array<double, 8> d = {a, a + b, b, b - a, -a, -(a + b), -b, a - b};
+    for (size_t k = 0; k < 8; ++k) {
+      if (d[k] > value[k]) {
+        value[k] = d[k];
+        best[k] = j;
       }
     }
-    add(best);
   }
+  for (size_t k = 0; k < 8 && nk < 8; ++k) add(best[k]);
   return nk;
 }
 
