@@ -66,7 +66,9 @@ double sign_or_plus(double s) { return s < 0.0 ? -1.0 : 1.0; }
 }  // namespace
 
 int spread_points(const std::vector<Vector3>& points, const std::vector<double>& heights, int m, const Vector3& u,
-                  const Vector3& v, std::array<int, 9>& keep) {
+                  const Vector3& v, std::array<int, 9>& keep, const std::vector<int>* ids) {
+  // Ties go to the lower id (the lower position without ids).
+  auto before = [&](int j, int k) { return ids != nullptr ? (*ids)[static_cast<size_t>(j)] < (*ids)[static_cast<size_t>(k)] : j < k; };
   int nk = 0;
   auto add = [&](int j) {
     for (int q = 0; q < nk; ++q) {
@@ -76,7 +78,8 @@ int spread_points(const std::vector<Vector3>& points, const std::vector<double>&
   };
   int deepest = 0;
   for (int j = 1; j < m; ++j) {
-    if (heights[static_cast<size_t>(j)] < heights[static_cast<size_t>(deepest)]) deepest = j;
+    const double hj = heights[static_cast<size_t>(j)], hd = heights[static_cast<size_t>(deepest)];
+    if (hj < hd || (hj == hd && before(j, deepest))) deepest = j;
   }
   add(deepest);
   // The 8 directions are (cos kπ/4, sin kπ/4) in (u, v): their extremes are the extremes of
@@ -90,7 +93,7 @@ int spread_points(const std::vector<Vector3>& points, const std::vector<double>&
     const double a = u.dot(x), b = v.dot(x);
     const std::array<double, 8> d = {a, a + b, b, b - a, -a, -(a + b), -b, a - b};
     for (size_t k = 0; k < 8; ++k) {
-      if (d[k] > value[k]) {
+      if (d[k] > value[k] || (d[k] == value[k] && before(j, best[k]))) {
         value[k] = d[k];
         best[k] = j;
       }
@@ -261,23 +264,29 @@ int face_manifold(const Shape& shape, const Transform& X_WS, const PlanarFace& f
       }
       if (start_vertex != nullptr) *start_vertex = v;
       if (hv <= margin) {
-        scratch.visited.assign(static_cast<size_t>(nv), 0);
+        // Visit marks by generation: no clearing of nv marks per call.
+        if (scratch.visited.size() < static_cast<size_t>(nv)) scratch.visited.resize(static_cast<size_t>(nv), 0);
+        if (++scratch.generation == 0) {  // wrapped: reset the marks once
+          std::fill(scratch.visited.begin(), scratch.visited.end(), 0u);
+          scratch.generation = 1;
+        }
+        const unsigned gen = scratch.generation;
         scratch.stack.clear();
         scratch.stack.push_back(v);
-        scratch.visited[static_cast<size_t>(v)] = 1;
+        scratch.visited[static_cast<size_t>(v)] = gen;
         while (!scratch.stack.empty()) {
           const int i = scratch.stack.back();
           scratch.stack.pop_back();
           scratch.indices.push_back(i);
+          scratch.heights.push_back(vertex_height(i));
           for (int w : (*adjacency)[static_cast<size_t>(i)]) {
-            if (scratch.visited[static_cast<size_t>(w)]) continue;
-            scratch.visited[static_cast<size_t>(w)] = 1;
+            if (scratch.visited[static_cast<size_t>(w)] == gen) continue;
+            scratch.visited[static_cast<size_t>(w)] = gen;
             if (vertex_height(w) <= margin) scratch.stack.push_back(w);
           }
         }
-        // Ascending vertex order, as the full scan gives (ties go to the first index).
-        std::sort(scratch.indices.begin(), scratch.indices.end());
-        for (int i : scratch.indices) scratch.heights.push_back(vertex_height(i));
+        // In walk order: the selection below breaks ties by vertex index, so the contacts are
+        // those of the full scan whatever the order (and compute_contacts sorts its output).
       }
     } else {
       for (int i = 0; i < nv; ++i) {
@@ -295,14 +304,23 @@ int face_manifold(const Shape& shape, const Transform& X_WS, const PlanarFace& f
     scratch.points.clear();
     for (int i : scratch.indices) scratch.points.push_back(shape.vertices[static_cast<size_t>(i)]);
     auto world_vertex = [&](int j) -> Vector3 { return R * scratch.points[static_cast<size_t>(j)] + c; };
-    if (m <= 8) {
-      for (int j = 0; j < m; ++j) emit(face, world_vertex(j), scratch.heights[static_cast<size_t>(j)], face_is_a, out);
+    if (m <= 8) {  // all of them, in ascending vertex order (the walk visits them in any order)
+      std::array<int, 8> order{};
+      for (int j = 0; j < m; ++j) order[static_cast<size_t>(j)] = j;
+      std::sort(order.begin(), order.begin() + m, [&](int x, int y) {
+        return scratch.indices[static_cast<size_t>(x)] < scratch.indices[static_cast<size_t>(y)];
+      });
+      for (int q = 0; q < m; ++q) {
+        const int j = order[static_cast<size_t>(q)];
+        emit(face, world_vertex(j), scratch.heights[static_cast<size_t>(j)], face_is_a, out);
+      }
       return m;
     }
     // More than 8: the deepest vertex, then the extreme vertices along 8 directions of the face
     // plane (first index wins ties), without repeats, at most 8.
     std::array<int, 9> keep{};
-    const int nk = spread_points(scratch.points, scratch.heights, m, R.transpose() * face.u, R.transpose() * face.v, keep);
+    const int nk =
+        spread_points(scratch.points, scratch.heights, m, R.transpose() * face.u, R.transpose() * face.v, keep, &scratch.indices);
     for (int q = 0; q < nk; ++q) {
       const int j = keep[static_cast<size_t>(q)];
       emit(face, world_vertex(j), scratch.heights[static_cast<size_t>(j)], face_is_a, out);

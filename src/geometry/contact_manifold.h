@@ -77,7 +77,8 @@ struct ManifoldScratch {
   std::vector<double> heights;
   // Convex meshes with vertex adjacency: the walk's stack and visited marks.
   std::vector<int> stack;
-  std::vector<unsigned char> visited;
+  std::vector<unsigned> visited;  ///< == generation: visited in the current walk
+  unsigned generation = 0;
   std::vector<math::Vector3> points;  ///< positions of `indices` (face_manifold: in the mesh frame G)
   // Polytope manifolds: polygons being clipped, and a face's world polygon.
   std::vector<math::Vector3> clip_a, clip_b, polygon;
@@ -85,10 +86,12 @@ struct ManifoldScratch {
 
 /// At most 8 of m > 8 points (world positions points[0, m), heights heights[0, m)) spread over a
 /// plane with in-plane unit axes u, v: the deepest (lowest height), then the extreme point along
-/// 8 directions cos(kπ/4) u + sin(kπ/4) v (first index wins ties), without repeats. Writes the
-/// kept indices to `keep` and returns their count (≤ 8).
+/// 8 directions cos(kπ/4) u + sin(kπ/4) v, without repeats. Ties go to the lower ids[j] when
+/// `ids` is given (e.g. vertex indices, so that the choice does not depend on the points' order),
+/// else to the lower position. Writes the kept positions to `keep` and returns their count (≤ 8).
 int spread_points(const std::vector<math::Vector3>& points, const std::vector<double>& heights, int m,
-                  const math::Vector3& u, const math::Vector3& v, std::array<int, 9>& keep);
+                  const math::Vector3& u, const math::Vector3& v, std::array<int, 9>& keep,
+                  const std::vector<int>* ids = nullptr);
 
 /// Unit vectors u, v completing the unit n to a right-handed frame (u, v, n).
 void plane_axes(const math::Vector3& n, math::Vector3* u, math::Vector3* v);
