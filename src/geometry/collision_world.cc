@@ -85,13 +85,6 @@ std::shared_ptr<fcl::CollisionGeometryd> make_fcl_geometry(const Shape& s) {
   throw std::invalid_argument(std::string("CollisionWorld: no FCL geometry for shape type ") + shape_type_name(s.type));
 }
 
-fcl::Transform3d to_fcl(const Transform& X) {
-  fcl::Transform3d T = fcl::Transform3d::Identity();
-  T.linear() = X.R;
-  T.translation() = X.p;
-  return T;
-}
-
 bool is_box(const Shape& s) { return s.type == ShapeType::kBox; }
 
 // Shapes that can rest on a box face with more than one point.
@@ -306,7 +299,7 @@ CollisionWorld::CollisionWorld(const multibody::Model& model, std::vector<Geomet
     impl_->polytopes[static_cast<size_t>(i)] = internal::make_polytope(g.shape);
     impl_->fcl_geometries[static_cast<size_t>(i)] = make_fcl_geometry(g.shape);
     auto object = std::make_unique<GeometryObject>(impl_->fcl_geometries[static_cast<size_t>(i)], i);
-    object->setTransform(to_fcl(g.X_BG));
+    object->setTransform(internal::to_fcl(g.X_BG));
     Vector3 lo, hi;
     internal::world_aabb(g.shape, g.X_BG, options_.margin, &lo, &hi);
     object->set_aabb(lo, hi);
@@ -357,7 +350,7 @@ void CollisionWorld::update_poses(const multibody::Workspace& ws) {
     X = ws.X_WB[static_cast<size_t>(g.body)] * g.X_BG;
     GeometryObject* object = impl_->objects[static_cast<size_t>(i)].get();
     if (object == nullptr) continue;
-    object->setTransform(to_fcl(X));
+    object->setTransform(internal::to_fcl(X));
     Vector3 lo, hi;
     const double inflate = options_.margin + impl_->body_extra[static_cast<size_t>(g.body)];
     if (g.shape.type == ShapeType::kConvexMesh || g.shape.type == ShapeType::kMesh) {

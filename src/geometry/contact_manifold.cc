@@ -84,7 +84,7 @@ int spread_points(const std::vector<Vector3>& points, const std::vector<double>&
   add(deepest);
   // The 8 directions are (cos kπ/4, sin kπ/4) in (u, v): their extremes are the extremes of
   // a = u·x, b = v·x, a + b and b − a (each scaled by 1/√2 or 1, which keeps the order), found in
-  // one pass; strict comparisons keep the first index on ties.
+  // one pass; ties go to `before`.
   std::array<int, 8> best{};
   std::array<double, 8> value;
   value.fill(-kInf);
@@ -645,7 +645,6 @@ Polytope make_polytope(const Shape& shape) {
   std::vector<int> face_of(T, -1);
   std::vector<Vector3> weighted;    // per face: area-weighted normal sum
   std::vector<std::vector<int>> members;
-  std::vector<int> stamp(shape.vertices.size(), -1);
   for (size_t i = 0; i < T; ++i) {
     if (!valid[i]) continue;
     const int r = find(static_cast<int>(i));
@@ -656,18 +655,12 @@ Polytope make_polytope(const Shape& shape) {
       weighted.push_back(Vector3::Zero());
     }
     weighted[static_cast<size_t>(f)] += tri_w[i];
-    for (int k = 0; k < 3; ++k) {
-      const int vtx = shape.triangles[i][static_cast<size_t>(k)];
-      if (stamp[static_cast<size_t>(vtx)] == f) continue;
-      // A vertex belongs to several faces: the stamp only skips repeats within this face when
-      // its triangles come in a row; check the list otherwise.
-      std::vector<int>& m = members[static_cast<size_t>(f)];
-      if (std::find(m.begin(), m.end(), vtx) == m.end()) m.push_back(vtx);
-      stamp[static_cast<size_t>(vtx)] = f;
-    }
+    for (int vtx : shape.triangles[i]) members[static_cast<size_t>(f)].push_back(vtx);
   }
-  const std::vector<Vector3>& seed = weighted;  // one entry per face
-  for (size_t f = 0; f < seed.size(); ++f) {
+  for (size_t f = 0; f < members.size(); ++f) {
+    std::vector<int>& m = members[f];  // each vertex once
+    std::sort(m.begin(), m.end());
+    m.erase(std::unique(m.begin(), m.end()), m.end());
     PolytopeFace face;
     face.normal_G = weighted[f].normalized();
     Vector3 centroid = Vector3::Zero();

@@ -28,13 +28,6 @@ using math::Vector3;
 
 namespace {
 
-fcl::Transform3d to_fcl(const Transform& X) {
-  fcl::Transform3d T = fcl::Transform3d::Identity();
-  T.linear() = X.R;
-  T.translation() = X.p;
-  return T;
-}
-
 // The point of triangle (a, b, c) closest to p (Ericson, Real-Time Collision Detection §5.1.5).
 Vector3 closest_on_triangle(const Vector3& p, const Vector3& a, const Vector3& b, const Vector3& c) {
   const Vector3 ab = b - a, ac = c - a, ap = p - a;

@@ -27,6 +27,14 @@
 
 namespace coulomb::geometry::internal {
 
+/// X as an FCL transform (rotation R, translation p).
+inline fcl::Transform3d to_fcl(const math::Transform& X) {
+  fcl::Transform3d T = fcl::Transform3d::Identity();
+  T.linear() = X.R;
+  T.translation() = X.p;
+  return T;
+}
+
 /// The triangles of a kMesh shape (G frame) in an FCL BVH of OBBRSS nodes. Degenerate triangles
 /// (zero area) are left out. Throws std::invalid_argument if FCL rejects the model.
 std::shared_ptr<fcl::BVHModel<fcl::OBBRSSd>> make_static_mesh_bvh(const Shape& mesh);
