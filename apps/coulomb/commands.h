@@ -49,6 +49,10 @@ Command add_id_command(CLI::App& app);
 /// DOFs, masses, robots, actuators) and the contacts at its initial state.
 Command add_inspect_command(CLI::App& app);
 
+/// `coulomb bench SCENE.yaml [--steps N] [--states K] [--perturb M] [--json] ...`: steps per
+/// second, iterations, contacts and per-stage time of a scene, medians over K starting states.
+Command add_bench_command(CLI::App& app);
+
 /// `coulomb simulate [SCENE.yaml] [-o DIR] ...`: SAP forward simulation; writes
 /// trajectory.csv, steps.csv and stats.json, and unless --no-html replay.html and report.html.
 Command add_simulate_command(CLI::App& app);

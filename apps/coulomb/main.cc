@@ -68,7 +68,6 @@ namespace {
 // Subcommands of the architecture (../shared/design/ARCHITECTURE.md, the CLI) that are not built
 // yet, with what they will do.
 const std::vector<std::pair<std::string, std::string>> kPlannedCommands = {
-    {"bench", "benchmarks against the peers (today: build/bin/coulomb_bench, make bench)"},
     {"fclib", "solving FCLIB problems"}};
 
 // An unknown or planned subcommand in argv[1]: a clear message and exit status 2, before CLI11
@@ -106,6 +105,7 @@ int main(int argc, char** argv) {
   commands.push_back(coulomb::cli::add_id_command(app));
   commands.push_back(coulomb::cli::add_inspect_command(app));
   commands.push_back(coulomb::cli::add_simulate_command(app));
+  commands.push_back(coulomb::cli::add_bench_command(app));
   commands.push_back(coulomb::cli::add_report_command(app));
   commands.push_back(coulomb::cli::add_control_command(app));
   commands.push_back(coulomb::cli::add_experiment_command(app));

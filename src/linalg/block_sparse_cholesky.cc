@@ -1,5 +1,7 @@
 #include "coulomb/linalg/block_sparse_cholesky.h"
 
+#include "linalg/dense_kernels.h"
+
 #include <Eigen/Cholesky>
 
 #include <algorithm>
@@ -142,36 +144,12 @@ BlockSparseCholesky::BlockStorage BlockSparseCholesky::storage(int s, int t) {
 
 namespace {
 
+using internal::small_cholesky_in_place;
+using internal::solve_lower;
+using internal::solve_lower_transpose;
+
 // Small dense kernels on column-major blocks. Each is a template on a compile-time size N: N > 0
 // fixes every dimension to N (free bodies: N = 6, fully unrolled), N = 0 takes them at run time.
-
-// In-place Cholesky of the lower triangle of the n × n matrix a (leading dimension n): a = L Lᵀ
-// with L overwriting the lower triangle. Returns false if a pivot is not positive.
-template <int N>
-bool small_cholesky_in_place(double* a, int n) {
-  if constexpr (N > 0) n = N;
-  for (int j = 0; j < n; ++j) {
-    double* cj = a + static_cast<ptrdiff_t>(j) * n;
-    double d = cj[j];
-    for (int k = 0; k < j; ++k) {
-      const double l = a[static_cast<ptrdiff_t>(k) * n + j];
-      d -= l * l;
-    }
-    if (!(d > 0.0)) return false;
-    d = std::sqrt(d);
-    cj[j] = d;
-    const double inv = 1.0 / d;
-    for (int i = j + 1; i < n; ++i) {
-      double x = cj[i];
-      for (int k = 0; k < j; ++k) {
-        const double* ck = a + static_cast<ptrdiff_t>(k) * n;
-        x -= ck[i] * ck[j];
-      }
-      cj[i] = x * inv;
-    }
-  }
-  return true;
-}
 
 // B (m × n, leading dimension m) ← B L^{-T} for the n × n lower-triangular L (leading
 // dimension n): column j of X is (B(:, j) − Σ_{k<j} X(:, k) L(j, k)) / L(j, j).
@@ -216,30 +194,6 @@ void subtract_gemm_nt(const double* X, int m, const double* Y, int q, int p, dou
       double* cj = C + static_cast<ptrdiff_t>(j) * m;
       for (int i = 0; i < m; ++i) cj[i] -= xk[i] * y;
     }
-  }
-}
-
-// Forward substitution L y = b in place (L n × n lower, leading dimension n).
-template <int N>
-void solve_lower(const double* L, int n, double* y) {
-  if constexpr (N > 0) n = N;
-  for (int j = 0; j < n; ++j) {
-    const double* lj = L + static_cast<ptrdiff_t>(j) * n;
-    const double yj = y[j] / lj[j];
-    y[j] = yj;
-    for (int i = j + 1; i < n; ++i) y[i] -= lj[i] * yj;
-  }
-}
-
-// Back substitution Lᵀ x = y in place.
-template <int N>
-void solve_lower_transpose(const double* L, int n, double* y) {
-  if constexpr (N > 0) n = N;
-  for (int j = n - 1; j >= 0; --j) {
-    const double* lj = L + static_cast<ptrdiff_t>(j) * n;
-    double x = y[j];
-    for (int i = j + 1; i < n; ++i) x -= lj[i] * y[i];
-    y[j] = x / lj[j];
   }
 }
 

@@ -476,6 +476,17 @@ const StepStats& Simulator::step() {
   const Eigen::VectorXd &q0 = q0_, &v0 = v0_;
   StepStats& stats = results_.stats;
   stats = StepStats();
+  // Stage timing (SimulatorParameters::profile_stages): lap() adds the time since the last lap to
+  // one stage; without profiling it does nothing.
+  const bool profile = parameters_.profile_stages;
+  auto last_lap = start;
+  auto lap = [&](double& stage) {
+    if (!profile) return;
+    const auto now = std::chrono::steady_clock::now();
+    stage += std::chrono::duration<double>(now - last_lap).count();
+    last_lap = now;
+  };
+  if (profile) last_lap = std::chrono::steady_clock::now();
 
   // 0. Contacts at q₀, within the collision margin plus, with speculative contact, the distance
   // each body can travel in this step at v₀.
@@ -496,6 +507,7 @@ const StepStats& Simulator::step() {
   results_.actuator_forces.setZero();
   results_.actuator_saturated.setZero();
   applied_forces();  // with the kinematics of q₀ still in ws_
+  lap(stats.stage_time.contacts);
 
   if (nv == 0) {
     constraint_set_.clear();
@@ -510,11 +522,13 @@ const StepStats& Simulator::step() {
   // 1. Free motion.
   Eigen::VectorXd& v_star = v_star_;
   free_motion(q0, v0, v_star);
+  lap(stats.stage_time.free_motion);
 
   // 2. Constraints: the step's solver-neutral description (constraints/constraint_set.h), then
   // the solver's own problem. Both are recycled from step to step (no allocation once the
   // number of contacts has peaked).
   build_constraint_set(q0, v0);
+  if (parameters_.solver == Solver::kLStable) lap(stats.stage_time.constraints);
   Eigen::VectorXd& v = v_thvq_;  // v, then v^{θ_vq} below
   v = v_star;
   solved_ = constraint_set_.size() > 0;
@@ -544,6 +558,7 @@ const StepStats& Simulator::step() {
     build.regularization = parameters_.regularization;
     build.limit_regularization = parameters_.limit_regularization;
     sap_builder_.build(constraint_set_, build, problem);
+    lap(stats.stage_time.constraints);
     if (solved_) {
       solver_.solve(problem, v0, solver_results_);
       const sap::SapSolverResults& r = solver_results_;
@@ -554,6 +569,7 @@ const StepStats& Simulator::step() {
       v = r.v;
     }
   }
+  lap(stats.stage_time.solve);
   fill_results();
 
   // 3. Positions on the manifold: q = q₀ ⊕ δt v^{θ_vq}.
@@ -567,6 +583,7 @@ const StepStats& Simulator::step() {
     throw std::runtime_error("simulator: the state became non-finite at t = " + std::to_string(state_.time) + " s");
   stats.time = state_.time;
   stats.energy = energy(state_.q, state_.v);
+  lap(stats.stage_time.finish);
   stats.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return stats;
 }

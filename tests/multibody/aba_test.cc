@@ -43,6 +43,32 @@ TEST(AbaTest, ExternalWrenchesInvertRnea) {
   EXPECT_LT(testing::relative_error(aba(model, ws, q, v, tau, f_ext), a), 1e-9);
 }
 
+// A floating joint whose parent moves (a free body attached to a swinging link, with a
+// revolute child of its own): ABA's floating branch must pass its articulated inertia and bias
+// on to the parent (the branch a floating root never takes).
+TEST(AbaTest, FloatingJointOnAMovingParentInvertsRnea) {
+  std::mt19937 rng(23);
+  for (int trial = 0; trial < 6; ++trial) {
+    ModelBuilder b("floating_mid_chain");
+    auto inertia = [&]() {
+      return math::SpatialInertia::FromCenterOfMass(1.0 + trial, math::Vector3(0.1, -0.05, 0.02 * trial),
+                                                    testing::random_rotational_inertia(rng));
+    };
+    b.add_link("base", "world", testing::revolute("j0", math::Vector3(0.3, 1.0, -0.2), testing::random_transform(rng)),
+               inertia());
+    b.add_link("free", "base", testing::floating("free_joint"), inertia());
+    b.add_link("tip", "free", testing::revolute("j2", math::Vector3(1.0, 0.0, 0.5), testing::random_transform(rng)),
+               inertia());
+    const Model model = b.build();
+    Workspace ws(model);
+    const VectorXd q = random_configuration(model, rng);
+    const VectorXd v = testing::random_vector(rng, model.nv(), 2.0);
+    const VectorXd a = testing::random_vector(rng, model.nv(), 2.0);
+    const VectorXd tau = rnea(model, ws, q, v, a);
+    EXPECT_LT(testing::relative_error(aba(model, ws, q, v, tau), a), 1e-9) << "trial " << trial;
+  }
+}
+
 TEST(AbaTest, MasslessMovingLeafIsReported) {
   ModelBuilder b("massless");
   b.add_link("arm", "world", testing::revolute("j", math::Vector3::UnitZ()), math::SpatialInertia::Zero());

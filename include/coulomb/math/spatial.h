@@ -47,7 +47,8 @@ struct SpatialMotion {
   static SpatialMotion Zero() { return {}; }
   Vector6 vector() const {
     Vector6 m;
-    m << w, v;
+    m.head<3>() = w;
+    m.tail<3>() = v;
     return m;
   }
 
@@ -83,7 +84,8 @@ struct SpatialForce {
   static SpatialForce Zero() { return {}; }
   Vector6 vector() const {
     Vector6 m;
-    m << tau, f;
+    m.head<3>() = tau;
+    m.tail<3>() = f;
     return m;
   }
 
@@ -150,7 +152,10 @@ struct SpatialInertia {
   Matrix6 matrix() const {
     Matrix6 M;
     const Matrix3 H = skew(h);
-    M << I_o, H, H.transpose(), mass * Matrix3::Identity();
+    M.topLeftCorner<3, 3>() = I_o;
+    M.topRightCorner<3, 3>() = H;
+    M.bottomLeftCorner<3, 3>() = H.transpose();
+    M.bottomRightCorner<3, 3>() = mass * Matrix3::Identity();
     return M;
   }
   /// Kinetic energy ½ Vᵀ I V [J].

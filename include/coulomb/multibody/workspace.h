@@ -37,7 +37,8 @@ struct Workspace {
   std::vector<math::SpatialForce> pA;             ///< articulated bias forces
   std::vector<math::SpatialMotion> c;             ///< velocity-product accelerations v × S q̇
   std::vector<Eigen::Matrix<double, 6, 6>> U;     ///< IA S (6 × nv_j used)
-  std::vector<Eigen::Matrix<double, 6, 6>> Dinv;  ///< (Sᵀ IA S)⁻¹ (nv_j × nv_j used)
+  /// (Sᵀ IA S)⁻¹ (nv_j × nv_j used); for floating joints the Cholesky factor L of Sᵀ IA S = L Lᵀ
+  std::vector<Eigen::Matrix<double, 6, 6>> Dinv;
   std::vector<Eigen::Matrix<double, 6, 1>> u;     ///< τ_j − Sᵀ pA (nv_j used)
 
   Eigen::VectorXd tau;   ///< rnea output, n_v [N·m or N]

@@ -90,6 +90,9 @@ struct SimulatorParameters {
   /// margin/δt meets no contact in the step and sinks into the surface for one step. Also on
   /// when the scene sets collision.speculative.
   bool speculative_contact = false;
+  /// Measure the wall time of each stage of a step (StepStats::stage_time): five clock reads
+  /// per step. Off by default.
+  bool profile_stages = false;
   /// Warnings raised while running (run_monitor.h): no collision geometry, initial overlap,
   /// bodies that fell through or left the scene.
   MonitorParameters monitor;

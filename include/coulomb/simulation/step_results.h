@@ -29,6 +29,16 @@ struct StepStats {
   double mean_slip = 0.0;
   double energy = 0.0;               ///< kinetic + gravitational + spring energy at the end [J]
   double wall_time = 0.0;            ///< [s]
+  /// Wall time of the step's stages [s], measured only when SimulatorParameters::profile_stages
+  /// (zero otherwise); they add up to wall_time but for the controller's update and a few clock
+  /// reads. `coulomb bench` reports them.
+  struct StageTimes {
+    double contacts = 0.0;     ///< kinematics at q₀, collision detection, contact Jacobians
+    double free_motion = 0.0;  ///< stage 1: v* (Newton iterations on the momentum balance)
+    double constraints = 0.0;  ///< the step's constraint set and the solver's problem
+    double solve = 0.0;        ///< SAP (or the lstable solver)
+    double finish = 0.0;       ///< per-contact results, position update, energy statistic
+  } stage_time;
   solvers::sap::SapSolverStatus status = solvers::sap::SapSolverStatus::kSuccess;
   // --solver lstable only (zero, false and kSuccess under SAP and on steps without constraints):
   // the solver's own figures. solver_iterations is then the QP's interior-point iterations (0

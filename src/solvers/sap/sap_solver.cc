@@ -12,6 +12,7 @@
 
 #include "coulomb/linalg/block_sparse_cholesky.h"
 #include "coulomb/solvers/sap/sap_line_search.h"
+#include "linalg/dense_kernels.h"
 
 namespace coulomb::solvers::sap {
 
@@ -26,6 +27,10 @@ const char* to_string(SapSolverStatus status) {
 }
 
 namespace {
+
+// Dense matrices up to this size (a tree's A, the Newton matrix of a small system) are factored
+// with the plain loops of linalg/dense_kernels.h; larger ones with Eigen's blocked LLT.
+constexpr int kSmallDense = 48;
 
 using ColMajor3X = Eigen::Matrix<double, 3, Eigen::Dynamic>;
 using OuterStrided = Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
@@ -145,6 +150,7 @@ struct SapSolverWorkspace {
   // Delassus estimate.
   std::vector<Eigen::MatrixXd> A_inverse;  // per tree
   std::vector<double> A_factor, AinvJt, W;  // scratch of prepare_constraints, mapped r × r and k × r (grow only)
+  std::vector<double> A_scratch;            // inverse_from_cholesky's L⁻¹ (grow only)
   // Hessian assembly: one storage target per constraint and Jacobian-block pair.
   struct Target {
     double* data = nullptr;
@@ -235,6 +241,16 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
     if (w.A_factor.size() < static_cast<size_t>(n) * n) w.A_factor.resize(static_cast<size_t>(n) * n);
     Eigen::Map<Eigen::MatrixXd> A_factor(w.A_factor.data(), n, n);  // trees differ in size: a grow-only buffer
     A_factor = problem.A(t);
+    w.A_inverse[t].resize(n, n);
+    if (n <= kSmallDense) {
+      // Plain loops: Eigen's LLT + solve(I) costs ~10× the arithmetic at these sizes.
+      const bool ok = n == 6 ? linalg::internal::small_cholesky_in_place<6>(A_factor.data(), n)
+                             : linalg::internal::small_cholesky_in_place<0>(A_factor.data(), n);
+      if (!ok) throw std::invalid_argument("SapProblem: A block " + std::to_string(t) + " is not positive definite");
+      if (w.A_scratch.size() < static_cast<size_t>(n) * n) w.A_scratch.resize(static_cast<size_t>(n) * n);
+      linalg::internal::inverse_from_cholesky(A_factor.data(), n, w.A_inverse[t].data(), w.A_scratch.data());
+      continue;
+    }
     Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(A_factor);
     if (llt.info() != Eigen::Success)
       throw std::invalid_argument("SapProblem: A block " + std::to_string(t) + " is not positive definite");
@@ -553,12 +569,21 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
         w.H.block(s, s, n, n) = problem.A(t);
       }
       assemble_constraint_hessians(problem, w);
-      w.llt.compute(w.H);  // reads the lower triangle
-      if (w.llt.info() != Eigen::Success) {
-        res.status = SapSolverStatus::kLinearSolverFailure;
-        break;
+      if (nv <= kSmallDense) {  // plain loops on the lower triangle (linalg/dense_kernels.h)
+        if (!linalg::internal::small_cholesky_in_place<0>(w.H.data(), nv)) {
+          res.status = SapSolverStatus::kLinearSolverFailure;
+          break;
+        }
+        linalg::internal::solve_lower<0>(w.H.data(), nv, w.dv.data());
+        linalg::internal::solve_lower_transpose<0>(w.H.data(), nv, w.dv.data());
+      } else {
+        w.llt.compute(w.H);  // reads the lower triangle
+        if (w.llt.info() != Eigen::Success) {
+          res.status = SapSolverStatus::kLinearSolverFailure;
+          break;
+        }
+        w.llt.solveInPlace(w.dv);
       }
-      w.llt.solveInPlace(w.dv);
     }
     if (!w.dv.allFinite()) {
       res.status = SapSolverStatus::kLinearSolverFailure;
