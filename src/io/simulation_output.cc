@@ -433,7 +433,7 @@ void write_stats_json(const std::string& path, const RunStatistics& st, const st
   j["notes"] = st.notes;
   std::ofstream out(path);
   if (!out) throw std::runtime_error(path + ": cannot open for writing");
-  out << j.dump(2) << "\n";
+  out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   if (!out) throw std::runtime_error(path + ": write failed");
 }
 
