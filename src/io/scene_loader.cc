@@ -1301,6 +1301,32 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
   }
   // Bilateral constraints, at the final q0 (defaults such as frame_b are taken there).
   if (top.has("constraints")) read_constraints(r, top.value("constraints"), scene);
+  // What no solver can step from (a massless floating robot, velocities whose energy
+  // overflows), reported at the robot or body it belongs to.
+  if (const std::optional<scene::InitialDynamicsProblem> problem = scene::check_initial_dynamics(scene)) {
+    auto owns = [&](const scene::SceneRobot& robot) {
+      if (robot.root_body == problem->root_body) return true;
+      for (const std::string& joint : robot.joints) {
+        const int b = model.joint_body(joint);
+        if (b > 0 && model.body(b).tree == problem->root_body) return true;
+      }
+      return false;
+    };
+    for (size_t ri = 0; ri < robots.size(); ++ri)
+      if (owns(scene.robots[ri])) {
+        const Map& m = *robots[ri].map;
+        std::string key = "urdf";
+        if (problem->velocity)
+          for (const char* k : {"angular_velocity", "linear_velocity", "joint_velocities"})
+            if (m.has(k)) key = k;
+        m.fail(key, problem->message);
+      }
+    const std::string& name = model.body(problem->root_body).name;
+    for (size_t k = 0; k < bodies.size(); ++k)
+      if (bodies[k].name == name)
+        r.fail(top.value("bodies")[k], "bodies[" + std::to_string(k) + "]", problem->message);
+    r.fail(top.node(), "", problem->message);
+  }
   return scene;
 }
 
