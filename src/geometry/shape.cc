@@ -1,6 +1,8 @@
 // Shape factories, validation, volumes and uniform-density mass properties.
 #include "coulomb/geometry/shape.h"
 
+#include "../util/format.h"
+
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -101,7 +103,7 @@ void require_positive(const std::string& context, const char* type, const char* 
                       " must be positive and finite");
   if (!(value >= kMinShapeDimension && value <= kMaxShapeDimension))
     fail(context, std::string(type) + " " + field + " = " + format_double(value) + " m is outside [" +
-                      format_double(kMinShapeDimension) + ", " + format_double(kMaxShapeDimension) + "] m");
+                      util::format_number(kMinShapeDimension) + ", " + util::format_number(kMaxShapeDimension) + "] m");
 }
 
 // Every vertex coordinate within ±kMaxShapeDimension (checked after finiteness).
@@ -111,7 +113,7 @@ void require_vertices_in_range(const std::string& context, const char* type, con
     if (!(vertices[i].cwiseAbs().maxCoeff() <= kMaxShapeDimension))
       fail(context, std::string(type) + " vertices[" + std::to_string(i) + "] = (" + format_double(vertices[i].x()) +
                         ", " + format_double(vertices[i].y()) + ", " + format_double(vertices[i].z()) +
-                        ") m lies outside +-" + format_double(kMaxShapeDimension) + " m" + file);
+                        ") m lies outside +-" + util::format_number(kMaxShapeDimension) + " m" + file);
 }
 
 // Integrals over the solid of a closed, outward-oriented triangle mesh by signed tetrahedra

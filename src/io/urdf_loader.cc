@@ -214,7 +214,9 @@ void check_attributes_utf8(const TiXmlElement* root, const ErrorContext& ctx) {
       ctx.fail(e->Row(), "<" + std::string(e->Value()) + " " + a->Name() + ">: not valid UTF-8 (byte " + byte +
                              " at offset " + std::to_string(at) + "); URDF files must be UTF-8");
     }
+    const size_t first = pending.size();  // children pushed last to first: visited in document order
     for (const TiXmlElement* c = e->FirstChildElement(); c != nullptr; c = c->NextSiblingElement()) pending.push_back(c);
+    std::reverse(pending.begin() + static_cast<std::ptrdiff_t>(first), pending.end());
   }
 }
 
