@@ -89,6 +89,9 @@ int run_dynamics(const DynamicsOptions& opt) {
   const Eigen::MatrixXd M = multibody::crba(model, ws, q);
   const Eigen::VectorXd bias = multibody::bias_forces(model, ws, q, v);
   const Eigen::VectorXd tau = multibody::rnea(model, ws, q, v, vdot);
+  check_finite_result(M, "mass_matrix", model.dof_names(), "--q");
+  check_finite_result(bias, "bias", model.dof_names(), "--q, --v");
+  check_finite_result(tau, "inverse_dynamics", model.dof_names(), "--q, --v, --vdot");
 
   if (opt.json) {
     nlohmann::ordered_json out;
@@ -109,7 +112,7 @@ int run_dynamics(const DynamicsOptions& opt) {
     out["v"] = to_std(v);
     out["vdot"] = to_std(vdot);
     out["gravity"] = to_std(model.gravity());
-    std::cout << out.dump() << "\n";
+    std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return 0;
   }
 

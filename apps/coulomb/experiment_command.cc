@@ -527,7 +527,7 @@ int run_experiment(const ExperimentOptions& o) {
     }
     csv.close();
     Writer json(dir / "runs.json");
-    json << index.dump(2) << "\n";
+    json << index.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     json.close();
     Writer waypoints(dir / "waypoints.csv");
     waypoints << "x,y\n";

@@ -321,6 +321,8 @@ int run_id(const IdOptions& o) {
   auto within = [&](int i) { return contacts.contacts[i].phi <= params.max_distance; };
   auto active = [&](int i) { return within(i) && r.contact_impulses[3 * i + 2] > 0.0; };
 
+  check_finite_result(r.tau, "tau", actuated_names, "--q, --v, --qdd-des");
+  check_finite_result(r.v_next, "v_next", dof_names, "--q, --v, --qdd-des");
   if (o.json) {
     nlohmann::ordered_json out;
     out["formulation"] = id::to_string(params.formulation);
@@ -379,7 +381,7 @@ int run_id(const IdOptions& o) {
                     {"kinetic_energy", st.kinetic_energy},
                     {"solve_time", st.solve_time}};
     out["warnings"] = warnings;
-    std::cout << out.dump() << "\n";
+    std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     std::cout << std::setprecision(6);
     std::cout << "formulation  " << id::to_string(params.formulation) << "  (" << formulation_title(params.formulation)

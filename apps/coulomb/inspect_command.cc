@@ -264,7 +264,7 @@ int run_inspect(const InspectOptions& opt) {
     out["contacts"] = contact_list;
     out["warnings"] = scene.warnings;
     out["notes"] = scene.notes;
-    std::cout << out.dump(1) << "\n";
+    std::cout << out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return 0;
   }
 

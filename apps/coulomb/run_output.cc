@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <sstream>
+#include <stdexcept>
 
 #include "coulomb/io/report_writer.h"
 #include "coulomb/multibody/energy.h"
@@ -33,13 +35,46 @@ std::string human_size(std::size_t bytes) {
   return text;
 }
 
+std::string partial_name(const std::string& name) { return name + ".partial"; }
+
 void prepare_output_directory(const std::string& directory) {
   fs::create_directories(directory);
-  // A run that fails must not leave a previous run's summary looking like its own: the files
-  // written last (stats.json, the HTML pages) go first.
-  for (const char* stale : {"stats.json", "report.html", "replay.html", "contacts.csv"})
-    fs::remove(fs::path(directory) / stale);
+  // A run that fails must not leave a previous run's files looking like its own, and a link
+  // planted at an output name must not redirect a write outside the folder: every output name
+  // (and its temporary name) is removed first — fs::remove deletes a link, not its target.
+  for (const char* name : kOutputFiles)
+    for (const std::string& file : {std::string(name), partial_name(name)}) {
+      std::error_code ec;
+      fs::remove(fs::path(directory) / file, ec);
+      if (ec) throw std::runtime_error((fs::path(directory) / file).string() + ": cannot remove the file of an earlier run: " + ec.message());
+    }
 }
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string partial = partial_name(path);
+  std::error_code ec;
+  fs::remove(partial, ec);  // a link there is removed, not followed
+  {
+    std::FILE* f = std::fopen(partial.c_str(), "wbx");  // x: O_EXCL, never through a link
+    if (f == nullptr) throw std::runtime_error(partial + ": cannot open for writing");
+    const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    const bool closed = std::fclose(f) == 0;
+    if (!written || !closed) throw std::runtime_error(partial + ": write failed (disk full?); " + path + " was not written");
+  }
+  fs::rename(partial, path, ec);
+  if (ec) throw std::runtime_error(path + ": cannot rename " + partial + " to it: " + ec.message());
+}
+
+namespace {
+
+// Renames a closed "<name>.partial" to its final name.
+void publish(const std::string& path) {
+  std::error_code ec;
+  fs::rename(partial_name(path), path, ec);
+  if (ec) throw std::runtime_error(path + ": cannot rename " + partial_name(path) + " to it: " + ec.message());
+}
+
+}  // namespace
 
 double scene_energy(const scene::Scene& scene, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   multibody::Workspace ws(scene.model);
@@ -57,13 +92,15 @@ RunOutputs::RunOutputs(const scene::Scene& scene, const simulation::SimulatorPar
       time_step_(parameters.time_step),
       options_(std::move(options)),
       dir_(fs::path(options_.directory).string()),
-      trajectory_(dir_ + "/trajectory.csv", scene),
-      steps_(std::in_place, dir_ + "/steps.csv"),
+      trajectory_(partial_name(dir_ + "/trajectory.csv"), scene),
+      steps_(std::in_place, partial_name(dir_ + "/steps.csv")),
       next_output_(options_.output_period) {
-  if (options_.contacts) contacts_.emplace(dir_ + "/contacts.csv", scene, time_step_);
+  if (options_.contacts) contacts_.emplace(partial_name(dir_ + "/contacts.csv"), scene, time_step_);
   stats_.friction_model = solvers::lstable::to_string(parameters.lstable.friction);
   stats_.energy_initial = scene_energy(scene, q0, v0);
   stats_.energy_final = stats_.energy_initial;
+  scene_name_ = options_.title;
+  write_stats("running");
   trajectory_.write(0.0, q0, v0);
   if (options_.html) {
     io::ReplayOptions replay_options;
@@ -89,23 +126,52 @@ void RunOutputs::record(const simulation::Simulator& sim, bool last) {
   }
 }
 
+void RunOutputs::write_stats(const std::string& status) {
+  stats_.status = status;
+  const std::string partial = partial_name(dir_ + "/stats.json");
+  std::error_code ec;
+  fs::remove(partial, ec);
+  io::write_stats_json(partial, stats_, solver_, integrator_, time_step_, scene_name_, scene_.model.nv(),
+                       contact_approximation_.empty() ? "sap" : contact_approximation_, &scene_);
+  publish(dir_ + "/stats.json");
+}
+
+RunOutputs::~RunOutputs() {
+  if (finished_) return;
+  try {
+    write_stats("failed");
+  } catch (...) {  // the disk may be full: stats.json then still says "running"
+  }
+}
+
 void RunOutputs::finish(const std::vector<std::string>& run_warnings, const std::string& solver,
                         const std::string& integrator, const std::string& contact_approximation,
                         const std::string& scene_name) {
+  solver_ = solver;
+  integrator_ = integrator;
+  contact_approximation_ = contact_approximation;
+  scene_name_ = scene_name;
   trajectory_.close();
+  publish(dir_ + "/trajectory.csv");
   steps_->close();
   steps_.reset();  // closed before the report reads it
-  if (contacts_) contacts_->close();
+  publish(dir_ + "/steps.csv");
+  if (contacts_) {
+    contacts_->close();
+    publish(dir_ + "/contacts.csv");
+  }
   stats_.warnings = scene_.warnings;
   stats_.warnings.insert(stats_.warnings.end(), run_warnings.begin(), run_warnings.end());
   stats_.notes = scene_.notes;
   if (replay_) stats_.notes.insert(stats_.notes.end(), replay_->notes().begin(), replay_->notes().end());
-  io::write_stats_json(dir_ + "/stats.json", stats_, solver, integrator, time_step_, scene_name, scene_.model.nv(),
-                       contact_approximation, &scene_);
+  write_stats("running");  // the whole summary, for report.html; "complete" once the pages are written
   if (replay_) {
-    replay_bytes_ = replay_->write(dir_ + "/replay.html");
+    replay_bytes_ = replay_->write(partial_name(dir_ + "/replay.html"));
+    publish(dir_ + "/replay.html");
     report_bytes_ = io::write_report(dir_);
   }
+  write_stats("complete");
+  finished_ = true;
 }
 
 int RunOutputs::replay_frames() const { return replay_ ? replay_->num_frames() : 0; }

@@ -22,9 +22,23 @@ void print_progress(double t, double duration, double wall, double mean_iteratio
 /// "1.2 MB", "340 kB".
 std::string human_size(std::size_t bytes);
 
-/// Creates `directory` and removes the files a previous run left there that would otherwise pass
-/// for this run's summary if it fails (stats.json, report.html, replay.html, contacts.csv).
+/// The files a run may write into its output folder (kOutputFiles) and their temporary names
+/// while being written ("<name>.partial").
+inline constexpr const char* kOutputFiles[] = {"stats.json",  "trajectory.csv", "steps.csv",   "contacts.csv",
+                                               "replay.html", "report.html",    "metrics.json", "series.csv"};
+std::string partial_name(const std::string& name);
+
+/// Creates `directory` and removes every output file (kOutputFiles, and their ".partial"
+/// names) an earlier run left there: none of them can pass for this run's, including those this
+/// run does not write (replay.html under --no-html). A symbolic link at one of these names is
+/// removed, never written through. Throws std::runtime_error naming the path that cannot be
+/// created or removed.
 void prepare_output_directory(const std::string& directory);
+
+/// Writes `text` to `path` through "<path>.partial" and a rename, so that `path` is either
+/// missing, the previous file, or complete (and a symbolic link at `path` is replaced, not
+/// followed). Throws std::runtime_error naming the file.
+void write_file_atomically(const std::string& path, const std::string& text);
 
 /// Kinetic + gravitational + joint-spring energy of the scene at (q, v) [J] (as
 /// Simulator::energy, for callers holding a const simulator).
@@ -38,7 +52,12 @@ struct RunOutputOptions {
   double output_period = 0.0; ///< [s] between written rows (the last step always); 0: every step
 };
 
-/// The files of one run. Construct it before the first step with the scene the simulator was
+/// The files of one run (the output-folder contract, docs/user-guide.md "Outputs"): stats.json
+/// is written first with status "running"; the CSV files are written under their ".partial"
+/// names and renamed when closed; replay.html and report.html follow; stats.json is rewritten
+/// last with status "complete". A run that stops early (an exception) leaves status "failed"
+/// when the disk still allows it, "running" otherwise, and its CSV files under ".partial".
+/// Construct it before the first step with the scene the simulator was
 /// built from (or a copy of it: the writers keep a reference to `scene`, which must outlive this
 /// object) and the initial state, call record() after every step and finish() at the end (which
 /// needs no simulator, so a run whose simulator is gone can still be finished).
@@ -49,6 +68,11 @@ class RunOutputs {
   /// cannot be written.
   RunOutputs(const scene::Scene& scene, const simulation::SimulatorParameters& parameters, RunOutputOptions options,
              const Eigen::VectorXd& q0, const Eigen::VectorXd& v0);
+  /// A run that did not reach finish(): stats.json is rewritten with status "failed" (errors
+  /// ignored: the disk may be full).
+  ~RunOutputs();
+  RunOutputs(const RunOutputs&) = delete;
+  RunOutputs& operator=(const RunOutputs&) = delete;
   /// Adds the last step to the statistics and writes its rows when due (always when `last`).
   void record(const simulation::Simulator& sim, bool last);
   /// Closes the CSV files and writes stats.json (with the scene's warnings and notes and the
@@ -76,6 +100,10 @@ class RunOutputs {
   io::RunStatistics stats_;
   double next_output_ = 0.0;
   std::size_t replay_bytes_ = 0, report_bytes_ = 0;
+  bool finished_ = false;
+  // finish()'s names for stats.json (kept for the destructor's "failed").
+  std::string solver_, integrator_, contact_approximation_, scene_name_;
+  void write_stats(const std::string& status);
 };
 
 }  // namespace coulomb::cli

@@ -31,6 +31,13 @@ Eigen::VectorXd state_vector(const CLI::Option* opt, const std::string& text, co
 /// model.check_configuration(q) with its message prefixed by `option` ("--q: ...").
 void check_configuration(const multibody::Model& model, const Eigen::VectorXd& q, const std::string& option);
 
+/// Throws std::runtime_error if an entry of the result `x` (a vector of `names.size()` entries
+/// or a matrix of that many rows) is not finite, naming the output (`what`), the entry and the
+/// options it was computed from (`inputs`, e.g. "--q, --v, --vdot"): finite inputs can
+/// overflow (|v| ~ 1e308 squares to infinity), and NaN must never be printed as a result.
+void check_finite_result(const Eigen::MatrixXd& x, const std::string& what, const std::vector<std::string>& names,
+                         const std::string& inputs);
+
 /// Per velocity coordinate: the index of its position coordinate (−1 for floating joints) and
 /// its unit, "rad" (revolute, continuous, the angular part of a floating joint) or "m"
 /// (prismatic, the linear part of a floating joint).

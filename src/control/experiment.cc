@@ -459,7 +459,7 @@ std::string to_json(const ControlMetrics& m) {
   j["box_dropped"] = m.box_dropped;
   j["box_drop_time"] = num(m.box_drop_time);
   j["box_hold_ratio"] = num(m.box_hold_ratio);
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 // ---------------------------------------------------------------------------------------------

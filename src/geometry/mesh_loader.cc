@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <sstream>
 #include <tuple>
 #include <unordered_map>
 
@@ -174,6 +175,24 @@ const aiScene& import_mesh(Assimp::Importer& importer, const std::string& path, 
 
 }  // namespace internal
 
+namespace {
+
+// Every scaled vertex within ±kMaxShapeDimension (shape.h) before the hull or the mesh is built:
+// a huge `scale` or a file in the wrong unit would otherwise overflow in the broadphase.
+void check_vertex_range(const std::vector<math::Vector3>& points, const std::string& path, const math::Vector3& scale) {
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (points[i].allFinite() && points[i].cwiseAbs().maxCoeff() <= kMaxShapeDimension) continue;
+    std::ostringstream reason;
+    reason.precision(9);
+    reason << "vertex " << i << " at (" << points[i].x() << ", " << points[i].y() << ", " << points[i].z()
+           << ") m after scale (" << scale.x() << ", " << scale.y() << ", " << scale.z() << ") lies outside +-"
+           << kMaxShapeDimension << " m (or is not finite)";
+    throw MeshError(path, reason.str());
+  }
+}
+
+}  // namespace
+
 Shape load_convex_hull(const std::string& path, const math::Vector3& scale, MeshHullSource* source) {
   static std::mutex mutex;
   static std::map<std::tuple<std::string, double, double, double>, CacheEntry> cache;
@@ -192,6 +211,7 @@ Shape load_convex_hull(const std::string& path, const math::Vector3& scale, Mesh
   int triangles = 0;
   collect(scene, *scene.mRootNode, aiMatrix4x4(), scale, points, triangles);
   if (points.empty()) throw MeshError(path, "the file has no vertices");
+  check_vertex_range(points, path, scale);
   CacheEntry entry;
   entry.shape = convex_hull(points, path);
   entry.shape.mesh_file = path;
@@ -223,6 +243,7 @@ Shape load_mesh(const std::string& path, const math::Vector3& scale) {
   collect_triangles(scene, *scene.mRootNode, aiMatrix4x4(), scale, points, triangles);
   if (points.empty()) throw MeshError(path, "the file has no vertices");
   if (triangles.empty()) throw MeshError(path, "the file has no triangles");
+  check_vertex_range(points, path, scale);
   Shape shape = Shape::Mesh(std::move(points), std::move(triangles));
   shape.mesh_file = path;
   try {

@@ -1,6 +1,8 @@
 // Shape factories, validation, volumes and uniform-density mass properties.
 #include "coulomb/geometry/shape.h"
 
+#include "../util/format.h"
+
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -99,6 +101,19 @@ void require_positive(const std::string& context, const char* type, const char* 
   if (!(std::isfinite(value) && value > 0.0))
     fail(context, std::string(type) + " " + field + " = " + format_double(value) +
                       " must be positive and finite");
+  if (!(value >= kMinShapeDimension && value <= kMaxShapeDimension))
+    fail(context, std::string(type) + " " + field + " = " + format_double(value) + " m is outside [" +
+                      util::format_number(kMinShapeDimension) + ", " + util::format_number(kMaxShapeDimension) + "] m");
+}
+
+// Every vertex coordinate within ±kMaxShapeDimension (checked after finiteness).
+void require_vertices_in_range(const std::string& context, const char* type, const std::vector<Vector3>& vertices,
+                               const std::string& file) {
+  for (size_t i = 0; i < vertices.size(); ++i)
+    if (!(vertices[i].cwiseAbs().maxCoeff() <= kMaxShapeDimension))
+      fail(context, std::string(type) + " vertices[" + std::to_string(i) + "] = (" + format_double(vertices[i].x()) +
+                        ", " + format_double(vertices[i].y()) + ", " + format_double(vertices[i].z()) +
+                        ") m lies outside +-" + util::format_number(kMaxShapeDimension) + " m" + file);
 }
 
 // Integrals over the solid of a closed, outward-oriented triangle mesh by signed tetrahedra
@@ -159,6 +174,8 @@ void Shape::validate(const std::string& context) const {
         if (!vertices[i].allFinite())
           fail(context, std::string(name) + " vertices[" + std::to_string(i) + "] is not finite");
       }
+      require_vertices_in_range(context, name, vertices,
+                                mesh_file.empty() ? std::string() : " (file '" + mesh_file + "')");
       const int n = static_cast<int>(vertices.size());
       for (size_t i = 0; i < triangles.size(); ++i) {
         for (int k = 0; k < 3; ++k) {
@@ -189,6 +206,7 @@ void Shape::validate(const std::string& context) const {
         lo = lo.cwiseMin(vertices[i]);
         hi = hi.cwiseMax(vertices[i]);
       }
+      require_vertices_in_range(context, name, vertices, file);
       const int n = static_cast<int>(vertices.size());
       const double extent = (hi - lo).norm();
       int proper = 0;

@@ -374,6 +374,16 @@ double positive(const Map& m, const std::string& key) {
   return x;
 }
 
+// A shape's radius, length or box edge: in [kMinShapeDimension, kMaxShapeDimension] m
+// (geometry/shape.h; sizes whose square overflows crash the broadphase).
+const std::string kShapeDimensionRange = "must be in [" + util::format_number(geometry::kMinShapeDimension) + ", " +
+                                         util::format_number(geometry::kMaxShapeDimension) + "] m";
+double shape_dimension(const Map& m, const std::string& key) {
+  const double x = positive(m, key);
+  require(x >= geometry::kMinShapeDimension && x <= geometry::kMaxShapeDimension, m, key, kShapeDimensionRange, x);
+  return x;
+}
+
 // A mesh file's `scale`: a number (uniform) or [sx, sy, sz], each finite and non-zero.
 Vector3 mesh_scale(const Reader& r, const Map& m) {
   if (!m.has("scale")) return Vector3::Ones();
@@ -403,7 +413,7 @@ ShapeSpec read_shape(const Reader& r, const YAML::Node& node, const std::string&
 #define COMMON "type", "name", "position", "rpy", "quaternion", "color"
   if (type == "sphere") {
     const Map m(r, node, path, {COMMON, "radius"});
-    s.shape = geometry::Shape::Sphere(positive(m, "radius"));
+    s.shape = geometry::Shape::Sphere(shape_dimension(m, "radius"));
   } else if (type == "box") {
     const Map m(r, node, path, {COMMON, "size"});
     const Vector3 size = vector3(r, m.value("size"), m.child("size"));
@@ -411,11 +421,14 @@ ShapeSpec read_shape(const Reader& r, const YAML::Node& node, const std::string&
       if (!(size[k] > 0.0))
         r.fail(m.value("size")[k], m.child("size") + "[" + std::to_string(k) + "]",
                "must be > 0 (full edge lengths), got " + util::format_number(size[k]));
+      else if (!(size[k] >= geometry::kMinShapeDimension && size[k] <= geometry::kMaxShapeDimension))
+        r.fail(m.value("size")[k], m.child("size") + "[" + std::to_string(k) + "]",
+               kShapeDimensionRange + ", got " + util::format_number(size[k]));
     s.shape = geometry::Shape::Box(size);
   } else if (type == "capsule" || type == "cylinder") {
     const Map m(r, node, path, {COMMON, "radius", "length"});
-    const double radius = positive(m, "radius");
-    const double length = positive(m, "length");
+    const double radius = shape_dimension(m, "radius");
+    const double length = shape_dimension(m, "length");
     s.shape = type == "capsule" ? geometry::Shape::Capsule(radius, length) : geometry::Shape::Cylinder(radius, length);
   } else if (type == "halfspace") {
     const Map m(r, node, path, {COMMON, "normal"});
@@ -429,8 +442,13 @@ ShapeSpec read_shape(const Reader& r, const YAML::Node& node, const std::string&
     if (!vs.IsSequence() || vs.size() < 4)
       r.fail(vs, m.child("vertices"), "expected a list of at least 4 points [x, y, z], got " + node_text(vs));
     std::vector<Vector3> vertices;
-    for (size_t k = 0; k < vs.size(); ++k)
+    for (size_t k = 0; k < vs.size(); ++k) {
       vertices.push_back(vector3(r, vs[k], m.child("vertices") + "[" + std::to_string(k) + "]"));
+      if (!(vertices.back().cwiseAbs().maxCoeff() <= geometry::kMaxShapeDimension))
+        r.fail(vs[k], m.child("vertices") + "[" + std::to_string(k) + "]",
+               "coordinates must lie within +-" + util::format_number(geometry::kMaxShapeDimension) + " m, got " +
+                   node_text(vs[k]));
+    }
     const YAML::Node& ts = m.value("triangles");
     if (!ts.IsSequence() || ts.size() < 4)
       r.fail(ts, m.child("triangles"), "expected a list of at least 4 index triples [i, j, k], got " + node_text(ts));
@@ -1283,6 +1301,32 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
   }
   // Bilateral constraints, at the final q0 (defaults such as frame_b are taken there).
   if (top.has("constraints")) read_constraints(r, top.value("constraints"), scene);
+  // What no solver can step from (a massless floating robot, velocities whose energy
+  // overflows), reported at the robot or body it belongs to.
+  if (const std::optional<scene::InitialDynamicsProblem> problem = scene::check_initial_dynamics(scene)) {
+    auto owns = [&](const scene::SceneRobot& robot) {
+      if (robot.root_body == problem->root_body) return true;
+      for (const std::string& joint : robot.joints) {
+        const int b = model.joint_body(joint);
+        if (b > 0 && model.body(b).tree == problem->root_body) return true;
+      }
+      return false;
+    };
+    for (size_t ri = 0; ri < robots.size(); ++ri)
+      if (owns(scene.robots[ri])) {
+        const Map& m = *robots[ri].map;
+        std::string key = "urdf";
+        if (problem->velocity)
+          for (const char* k : {"angular_velocity", "linear_velocity", "joint_velocities"})
+            if (m.has(k)) key = k;
+        m.fail(key, problem->message);
+      }
+    const std::string& name = model.body(problem->root_body).name;
+    for (size_t k = 0; k < bodies.size(); ++k)
+      if (bodies[k].name == name)
+        r.fail(top.value("bodies")[k], "bodies[" + std::to_string(k) + "]", problem->message);
+    r.fail(top.node(), "", problem->message);
+  }
   return scene;
 }
 

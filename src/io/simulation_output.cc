@@ -36,7 +36,7 @@ CsvFile::~CsvFile() {
 
 void CsvFile::flush() {
   if (used_ > 0 && std::fwrite(buffer_.data(), 1, used_, file_) != used_)
-    throw std::runtime_error(path_ + ": write failed (disk full?)");
+    throw std::runtime_error(path_ + ": write failed (disk full?); the file is incomplete");
   used_ = 0;
 }
 
@@ -46,7 +46,7 @@ void CsvFile::close() {
   const bool failed = std::ferror(file_) != 0;
   const bool close_failed = std::fclose(file_) != 0;
   file_ = nullptr;
-  if (failed || close_failed) throw std::runtime_error(path_ + ": write failed (disk full?)");
+  if (failed || close_failed) throw std::runtime_error(path_ + ": write failed (disk full?); the file is incomplete");
 }
 
 void CsvFile::text(const char* s) {
@@ -369,6 +369,7 @@ void write_stats_json(const std::string& path, const RunStatistics& st, const st
                       const std::string& contact_approximation, const scene::Scene* robots_of) {
   const double n = std::max(1, st.steps);
   nlohmann::ordered_json j;
+  j["status"] = st.status;
   j["steps"] = st.steps;
   j["sim_time_s"] = st.sim_time;
   j["wall_time_s"] = st.wall_time;
@@ -433,8 +434,9 @@ void write_stats_json(const std::string& path, const RunStatistics& st, const st
   j["notes"] = st.notes;
   std::ofstream out(path);
   if (!out) throw std::runtime_error(path + ": cannot open for writing");
-  out << j.dump(2) << "\n";
-  if (!out) throw std::runtime_error(path + ": write failed");
+  out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  out.close();
+  if (!out) throw std::runtime_error(path + ": write failed (disk full?); the file is incomplete");
 }
 
 }  // namespace coulomb::io

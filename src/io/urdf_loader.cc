@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -36,6 +37,7 @@
 #include <tinyxml.h>
 #include <urdf_parser/urdf_parser.h>
 #include "../util/format.h"
+#include "coulomb/geometry/shape.h"
 
 namespace coulomb::io {
 
@@ -153,10 +155,20 @@ std::string element_path(const TiXmlElement* element, const TiXmlElement* owner,
 }
 
 /// Checks every numeric attribute below `parent`, which is `owner` (a <link>, <joint> or
-/// <material>) or one of its descendants.
+/// <material>) or one of its descendants. The walk is iterative (depth first, document order):
+/// a deep file cannot overflow the stack here (its depth is also capped before parsing,
+/// check_nesting_depth).
 void check_numeric_attributes(const TiXmlElement* owner, const TiXmlElement* parent, const std::string& owner_desc,
                               const ErrorContext& ctx) {
-  for (const TiXmlElement* e = parent->FirstChildElement(); e != nullptr; e = e->NextSiblingElement()) {
+  std::vector<const TiXmlElement*> pending;  // next sibling to visit at each open level
+  pending.push_back(parent->FirstChildElement());
+  while (!pending.empty()) {
+    const TiXmlElement* e = pending.back();
+    if (e == nullptr) {
+      pending.pop_back();
+      continue;
+    }
+    pending.back() = e->NextSiblingElement();
     for (const NumericAttribute& na : kNumericAttributes) {
       if (std::strcmp(e->Value(), na.element) != 0) continue;
       const char* text = e->Attribute(na.attribute);
@@ -181,7 +193,91 @@ void check_numeric_attributes(const TiXmlElement* owner, const TiXmlElement* par
         ctx.fail(e->Row(), owner_desc + ": " + element_path(e, owner, na.attribute) + " is not finite: " +
                                in_quotes(text));
     }
-    check_numeric_attributes(owner, e, owner_desc, ctx);
+    pending.push_back(e->FirstChildElement());
+  }
+}
+
+/// Throws naming the element, attribute and byte if an attribute value anywhere in the document
+/// is not UTF-8 (names and file names reach JSON output, which must be UTF-8; TinyXML passes
+/// such bytes through).
+void check_attributes_utf8(const TiXmlElement* root, const ErrorContext& ctx) {
+  std::vector<const TiXmlElement*> pending = {root};
+  while (!pending.empty()) {
+    const TiXmlElement* e = pending.back();
+    pending.pop_back();
+    for (const TiXmlAttribute* a = e->FirstAttribute(); a != nullptr; a = a->Next()) {
+      const std::string value = a->Value();
+      const std::size_t at = util::invalid_utf8_offset(value);
+      if (at == std::string::npos) continue;
+      char byte[8];
+      std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(value[at])));
+      ctx.fail(e->Row(), "<" + std::string(e->Value()) + " " + a->Name() + ">: not valid UTF-8 (byte " + byte +
+                             " at offset " + std::to_string(at) + "); URDF files must be UTF-8");
+    }
+    const size_t first = pending.size();  // children pushed last to first: visited in document order
+    for (const TiXmlElement* c = e->FirstChildElement(); c != nullptr; c = c->NextSiblingElement()) pending.push_back(c);
+    std::reverse(pending.begin() + static_cast<std::ptrdiff_t>(first), pending.end());
+  }
+}
+
+/// Elements nested deeper than this are an error (a URDF needs 5: robot, link, collision,
+/// geometry, box); the XML reader and urdfdom are recursive and would overflow the stack on a
+/// file nested ~10,000 deep.
+constexpr int kMaxElementDepth = 64;
+
+/// Throws naming the line of the first element nested deeper than kMaxElementDepth, from a
+/// scan of the text before any XML parser (all recursive) sees it. Comments, CDATA, processing
+/// instructions and declarations are skipped and quoted attribute values may hold '>'; what is
+/// malformed is left to the parser.
+void check_nesting_depth(const std::string& xml, const ErrorContext& ctx) {
+  int depth = 0, line = 1;
+  const size_t n = xml.size();
+  auto skip_past = [&](size_t& i, const char* end) {
+    size_t e = xml.find(end, i);
+    e = e == std::string::npos ? n : e + std::strlen(end);
+    line += static_cast<int>(std::count(xml.begin() + static_cast<std::ptrdiff_t>(i),
+                                        xml.begin() + static_cast<std::ptrdiff_t>(e), '\n'));
+    i = e;
+  };
+  for (size_t i = 0; i < n;) {
+    if (xml[i] != '<') {
+      if (xml[i] == '\n') ++line;
+      ++i;
+      continue;
+    }
+    if (xml.compare(i, 4, "<!--") == 0) {
+      skip_past(i, "-->");
+    } else if (xml.compare(i, 9, "<![CDATA[") == 0) {
+      skip_past(i, "]]>");
+    } else if (xml.compare(i, 2, "<?") == 0) {
+      skip_past(i, "?>");
+    } else if (xml.compare(i, 2, "<!") == 0) {
+      skip_past(i, ">");
+    } else {
+      const int tag_line = line;
+      const bool closing = i + 1 < n && xml[i + 1] == '/';
+      size_t j = i + 1;
+      char quote = 0;
+      for (; j < n; ++j) {
+        const char c = xml[j];
+        if (c == '\n') ++line;
+        if (quote != 0) {
+          if (c == quote) quote = 0;
+        } else if (c == '"' || c == '\'') {
+          quote = c;
+        } else if (c == '>') {
+          break;
+        }
+      }
+      const bool self_closing = j < n && xml[j - 1] == '/';
+      if (closing) {
+        --depth;
+      } else if (!self_closing && ++depth > kMaxElementDepth) {
+        ctx.fail(tag_line, "elements are nested more than " + std::to_string(kMaxElementDepth) +
+                               " levels deep (a URDF needs 5: robot, link, collision, geometry, box); not read");
+      }
+      i = j + 1;
+    }
   }
 }
 
@@ -199,6 +295,7 @@ std::string joint_link_attribute(const TiXmlElement* joint, const char* which, c
 }
 
 void read_document(const std::string& xml, Document& doc, const ErrorContext& ctx) {
+  check_nesting_depth(xml, ctx);
   doc.xml.Parse(xml.c_str(), nullptr, TIXML_ENCODING_UTF8);
   if (doc.xml.Error()) {
     std::string msg = "malformed XML: ";
@@ -208,6 +305,7 @@ void read_document(const std::string& xml, Document& doc, const ErrorContext& ct
   }
   doc.robot = doc.xml.RootElement();
   if (doc.robot == nullptr) ctx.fail("malformed XML: no root element");
+  check_attributes_utf8(doc.robot, ctx);
   if (std::strcmp(doc.robot->Value(), "robot") != 0)
     ctx.fail(doc.robot->Row(), "the root element is <" + std::string(doc.robot->Value()) + ">, expected <robot>");
   const char* robot_name = doc.robot->Attribute("name");
@@ -562,6 +660,17 @@ JointSpec joint_spec(const urdf::Joint& j, const JointDecl& decl, const ErrorCon
   return spec;
 }
 
+/// A <collision> dimension: 0 (skipped later with a warning, as before) or within
+/// [kMinShapeDimension, kMaxShapeDimension] m (geometry/shape.h); sizes whose square overflows
+/// would crash the broadphase.
+void check_collision_dimension(double value, const char* field, const std::string& desc, int row,
+                               const ErrorContext& ctx) {
+  if (value == 0.0 || (value >= geometry::kMinShapeDimension && value <= geometry::kMaxShapeDimension)) return;
+  ctx.fail(row, desc + ": <collision>" + field + " = " + util::format_number(value) + " m is outside [" +
+                    util::format_number(geometry::kMinShapeDimension) + ", " +
+                    util::format_number(geometry::kMaxShapeDimension) + "] m");
+}
+
 /// Records collision geometry and visual colours of `link`; warns about missing meshes.
 void record_geometry(const urdf::Link& link, const std::string& frame, int row, const std::string& base_directory,
                      const ErrorContext& ctx, UrdfAttachment& out) {
@@ -578,6 +687,7 @@ void record_geometry(const urdf::Link& link, const std::string& frame, int row, 
         uc.type = UrdfCollision::Type::kSphere;
         uc.radius = g.radius;
         if (!(g.radius >= 0.0)) ctx.fail(row, desc + ": <collision><sphere radius> is negative: " + util::format_number(g.radius));
+        check_collision_dimension(g.radius, "<sphere radius>", desc, row, ctx);
         break;
       }
       case urdf::Geometry::BOX: {
@@ -587,6 +697,7 @@ void record_geometry(const urdf::Link& link, const std::string& frame, int row, 
         if (!(uc.size.minCoeff() >= 0.0))
           ctx.fail(row, desc + ": <collision><box size> has a negative edge: " + util::format_number(g.dim.x) + " " + util::format_number(g.dim.y) +
                             " " + util::format_number(g.dim.z));
+        for (int k = 0; k < 3; ++k) check_collision_dimension(uc.size[k], "<box size>", desc, row, ctx);
         break;
       }
       case urdf::Geometry::CYLINDER: {
@@ -598,6 +709,8 @@ void record_geometry(const urdf::Link& link, const std::string& frame, int row, 
           ctx.fail(row, desc + ": <collision><cylinder radius> is negative: " + util::format_number(g.radius));
         if (!(g.length >= 0.0))
           ctx.fail(row, desc + ": <collision><cylinder length> is negative: " + util::format_number(g.length));
+        check_collision_dimension(g.radius, "<cylinder radius>", desc, row, ctx);
+        check_collision_dimension(g.length, "<cylinder length>", desc, row, ctx);
         break;
       }
       case urdf::Geometry::MESH: {

@@ -79,6 +79,8 @@ Simulator::Simulator(scene::Scene scene, SimulatorParameters parameters)
     throw std::invalid_argument("simulator: time step must be > 0, got " + std::to_string(parameters_.time_step));
   model.check_configuration(scene_.q0);
   model.check_velocity(scene_.v0, "v0");
+  if (const std::optional<scene::InitialDynamicsProblem> problem = scene::check_initial_dynamics(scene_))
+    throw std::invalid_argument("simulator: " + problem->message);
   state_.q = scene_.q0;
   state_.v = scene_.v0;
   trees_ = contact::tree_ranges(model);

@@ -19,6 +19,15 @@
 
 namespace coulomb::geometry {
 
+/// The range of shape dimensions coulomb accepts [m]: a sphere, capsule or cylinder radius, a
+/// capsule or cylinder length and a box edge must lie in [kMinShapeDimension,
+/// kMaxShapeDimension], and every vertex coordinate of a (convex) mesh within
+/// ±kMaxShapeDimension. Outside it the geometry is not physical for a simulator of robots and
+/// objects, and squares of sizes near 1e155 overflow in the broadphase's bounding volumes
+/// (docs/scene-format.md, "Shapes").
+inline constexpr double kMinShapeDimension = 1e-6;
+inline constexpr double kMaxShapeDimension = 1e6;
+
 enum class ShapeType { kSphere, kBox, kCapsule, kCylinder, kHalfSpace, kConvexMesh, kMesh };
 
 /// "sphere", "box", "capsule", "cylinder", "halfspace", "convex_mesh", "mesh".
@@ -43,8 +52,9 @@ struct Shape {
   /// side shapes rest on (the side contacts push them to is chosen per triangle, docs/geometry.md).
   static Shape Mesh(std::vector<math::Vector3> vertices, std::vector<std::array<int, 3>> triangles);
 
-  /// Throws std::invalid_argument naming the field if a dimension is ≤ 0 or not finite, or a
-  /// mesh is empty. `context` prefixes the message (e.g. "scene.yaml: body 'ball' shape 0").
+  /// Throws std::invalid_argument naming the field if a dimension is not a finite number in
+  /// [kMinShapeDimension, kMaxShapeDimension] m, a vertex coordinate lies outside
+  /// ±kMaxShapeDimension m, or a mesh is empty. `context` prefixes the message (e.g. "scene.yaml: body 'ball' shape 0").
   /// A convex mesh must also have ≥ 4 vertices and ≥ 4 triangles, finite vertices, triangle
   /// indices in [0, vertices.size()) and a positive enclosed volume (closed, outward-facing
   /// triangles); the message then names the vertex, triangle entry or volume, and mesh_file.

@@ -27,7 +27,7 @@ namespace coulomb::io {
 char* format_g9(double x, char* p);
 
 /// A CSV file written through a reusable buffer. Throws std::runtime_error naming the file when
-/// it cannot be opened or written. The destructor flushes (errors there are swallowed: call
+/// it cannot be opened or written (the message says the file is incomplete). The destructor flushes (errors there are swallowed: call
 /// close() to see them).
 class CsvFile {
  public:
@@ -139,12 +139,15 @@ struct RunStatistics {
   double friction_iterations_sum = 0.0;
   int friction_iterations_max = 0, friction_not_converged = 0;
   std::string friction_model = "staggered";  ///< lstable's friction model (written as lstable.friction_model)
+  /// stats.json's first key: "running" (the run has not finished: its other files are partial
+  /// or missing), "complete" or "failed" (the run stopped early; see the command's error).
+  std::string status = "complete";
   std::vector<std::string> warnings;  ///< the scene's and the run's (Simulator::warnings)
   std::vector<std::string> notes;     ///< what does not change the simulation (Scene::notes)
   void add(const simulation::StepStats& s);
 };
 
-/// Writes stats.json with the keys of the contract: steps, sim_time_s, wall_time_s,
+/// Writes stats.json with `status` (RunStatistics::status) first, then the keys of the contract: steps, sim_time_s, wall_time_s,
 /// real_time_factor, solver, integrator, time_step_s, solver_iterations{mean,max},
 /// momentum_error{mean,max}, contacts{mean,max}, max_penetration_m, failures,
 /// energy{initial_J,final_J}; plus scene, dofs and contact_approximation (sap | similar | lagged);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -139,5 +140,21 @@ struct Scene {
   /// stats.json, never a --strict failure.
   std::vector<std::string> notes;
 };
+
+/// What makes a scene's initial state impossible to simulate, found before the first step
+/// (check_initial_dynamics): the tree rooted at `root_body` and what is wrong with it.
+struct InitialDynamicsProblem {
+  int root_body = 0;       ///< the root body of the tree (a floating robot's base, a free body)
+  bool velocity = false;   ///< true: the initial velocities; false: the mass properties
+  std::string message;     ///< names the body and the value
+};
+
+/// Checks what SAP needs of every tree at (q0, v0) and no later check catches with a useful
+/// message: a tree with a floating root must have positive total mass and a symmetric positive
+/// definite composite spatial inertia at its root (the 6×6 floating block of M(q0); massless
+/// links everywhere leave it singular), with smallest eigenvalue above 1e-12 of the largest;
+/// the kinetic energy ½ v0ᵀ M(q0) v0 [J] and the bias forces C(q0, v0) v0 + g(q0) of each tree
+/// must be finite (1e160 rad/s squares to infinity). Returns the first problem, or nothing.
+std::optional<InitialDynamicsProblem> check_initial_dynamics(const Scene& scene);
 
 }  // namespace coulomb::scene
