@@ -32,6 +32,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "coulomb/io/mjcf_loader.h"
 #include "coulomb/io/urdf_loader.h"
 #include "coulomb/multibody/forward_kinematics.h"
 #include "coulomb/scene/placement.h"
@@ -654,7 +655,8 @@ struct RobotSpec {
   Filter filter;
   geometry::ContactMaterial material;
   std::optional<std::array<double, 4>> rgba;
-  UrdfAttachment attachment;
+  UrdfAttachment attachment;  // for an MJCF robot: joints, robot_name, root_link, floating_joint filled from it
+  std::optional<MjcfAttachment> mjcf;  // robots[].mjcf
   std::optional<Map> map;  // the robot's mapping, for pass 2
 };
 
@@ -663,7 +665,7 @@ RobotSpec read_robot(const Reader& r, const YAML::Node& node, const std::string&
                      multibody::ModelBuilder& builder) {
   RobotSpec rs;
   rs.map.emplace(r, node, path,
-                 std::initializer_list<const char*>{"name", "urdf", "floating", "position", "rpy", "quaternion",
+                 std::initializer_list<const char*>{"name", "urdf", "mjcf", "floating", "position", "rpy", "quaternion",
                                                     "linear_velocity", "angular_velocity", "joint_positions",
                                                     "joint_velocities", "actuators", "springs", "self_collision",
                                                     "collision_group", "collision_mask", "contact", "color",
@@ -682,12 +684,27 @@ RobotSpec read_robot(const Reader& r, const YAML::Node& node, const std::string&
     m.fail("name", "duplicate robot name " + in_quotes(rs.name));
   rs.prefix = rs.name.empty() ? "" : rs.name + "/";
 
-  const std::string uri = m.string("urdf");
+  if (m.has("urdf") && m.has("mjcf")) m.fail("mjcf", "a robot has either 'urdf' or 'mjcf', not both");
+  const bool is_mjcf = m.has("mjcf");
+  const char* file_key = is_mjcf ? "mjcf" : "urdf";
+  const std::string uri = m.string(file_key);
   rs.urdf_path = resolve_model_file(uri, base_directory);
   if (rs.urdf_path.empty())
-    m.fail("urdf", "URDF file " + in_quotes(uri) + " not found (looked relative to " + in_quotes(base_directory) +
-                       ", then along COULOMB_MODEL_PATH)");
-  rs.floating = m.boolean("floating", false);
+    m.fail(file_key, std::string(is_mjcf ? "MJCF" : "URDF") + " file " + in_quotes(uri) +
+                         " not found (looked relative to " + in_quotes(base_directory) + ", then along COULOMB_MODEL_PATH)");
+  if (is_mjcf && m.has("floating"))
+    m.fail("floating", "an MJCF robot floats where its file has a free joint; 'floating' is for URDF robots");
+  if (is_mjcf) {
+    // Floating when the file has a free joint: peek at the file (a builder of its own).
+    multibody::ModelBuilder peek("peek");
+    try {
+      rs.floating = !add_mjcf(peek, rs.urdf_path, {}).free_joints.empty();
+    } catch (const MjcfError& e) {
+      m.fail("mjcf", e.what());
+    }
+  } else {
+    rs.floating = m.boolean("floating", false);
+  }
   rs.X_WR = read_pose(r, m);
   for (const char* key : {"linear_velocity", "angular_velocity"})
     if (!rs.floating && m.has(key))
@@ -703,6 +720,25 @@ RobotSpec read_robot(const Reader& r, const YAML::Node& node, const std::string&
   rs.material = read_material(r, m);
   rs.rgba = read_color(r, m);
 
+  if (is_mjcf) {
+    MjcfAttachOptions options;
+    options.prefix = rs.prefix;
+    options.X_W_root = rs.X_WR;
+    try {
+      rs.mjcf = add_mjcf(builder, rs.urdf_path, options);
+    } catch (const MjcfError& e) {
+      m.fail("mjcf", e.what());
+    }
+    // What the URDF code paths below read.
+    rs.attachment.robot_name = rs.mjcf->model_name;
+    rs.attachment.root_link = rs.mjcf->bodies.empty() ? "world" : rs.mjcf->bodies.front();
+    if (!rs.mjcf->free_joints.empty()) rs.attachment.floating_joint = rs.mjcf->free_joints.front();
+    for (const MjcfJoint& j : rs.mjcf->joints) rs.attachment.joints.push_back(j.name);
+    rs.attachment.warnings = rs.mjcf->warnings;
+    // MuJoCo collides the bodies of one model with each other (parent–child pairs excluded).
+    if (!m.has("self_collision")) rs.self_collision = true;
+    return rs;
+  }
   UrdfAttachOptions options;
   options.floating = rs.floating;
   options.floating_joint_name = rs.prefix + "root_joint";
@@ -899,6 +935,75 @@ void read_constraints(const Reader& r, const YAML::Node& list, Scene& scene) {
 }
 }  // namespace
 
+/// An MJCF's actuators and joint springs, before the scene's own (which replace them per joint):
+/// <motor> → a pure-force actuator (kp = kd = 0; commands set its force gear · ctrl), <position>
+/// → a PD actuator with kp = gear² · kp and set-point 0 (MuJoCo's ctrl = 0 at the start, a
+/// set-point ctrl / gear); the effort limit is gear · forcerange (forcelimited) or
+/// gear · ctrlrange for a motor (ctrllimited). Joint stiffness → a spring about springref.
+void add_mjcf_forces(const MjcfAttachment& mjcf, const multibody::Model& model, std::map<int, Actuator>& actuators,
+                     std::map<int, JointSpring>& springs, std::vector<std::string>& warnings) {
+  for (const MjcfActuator& act : mjcf.actuators) {
+    const multibody::Joint& j = model.body(model.joint_body(act.joint)).joint;
+    Actuator a;
+    a.joint = j.name;
+    a.q_index = j.q_index;
+    a.v_index = j.v_index;
+    const double gear = std::abs(act.gear);
+    if (act.type == MjcfActuator::Type::kPosition) a.kp = act.kp * act.gear * act.gear;
+    double limit = kInf;
+    if (act.forcelimited) limit = gear * std::max(std::abs(act.force_lower), std::abs(act.force_upper));
+    if (act.type == MjcfActuator::Type::kMotor && act.ctrllimited)
+      limit = std::min(limit, gear * std::max(std::abs(act.ctrl_lower), std::abs(act.ctrl_upper)));
+    a.effort_limit = limit;
+    if (actuators.count(a.v_index))
+      warnings.push_back(mjcf.model_name + ": line " + std::to_string(act.line) + ": a second actuator on joint " +
+                         in_quotes(j.name) + " (coulomb has one per joint), ignored");
+    else
+      actuators[a.v_index] = a;
+  }
+  for (const MjcfJoint& mj : mjcf.joints) {
+    if (!(mj.stiffness > 0.0)) continue;
+    const multibody::Joint& j = model.body(model.joint_body(mj.name)).joint;
+    springs[j.v_index] = JointSpring{j.name, j.q_index, j.v_index, mj.stiffness, 0.0, mj.springref};
+  }
+}
+
+/// An MJCF's geoms as scene geometries: friction → μ (unless the robot's `contact` sets it),
+/// contype/conaffinity → group/mask (unless the robot sets collision_group/collision_mask; a geom
+/// with both 0 is visual only and left out), excluded pairs → the collision options.
+void add_mjcf_geometries(const RobotSpec& rs, const Map& m, int robot_id, const multibody::Model& model, Scene& scene,
+                         std::unordered_set<std::string>& geometry_names) {
+  const MjcfAttachment& mjcf = *rs.mjcf;
+  std::map<std::string, int> per_link;
+  bool asymmetric = false;
+  for (const MjcfGeom& mg : mjcf.geoms) {
+    const int k = per_link[mg.link]++;
+    if (mg.contype == 0 && mg.conaffinity == 0 && !m.has("collision_group") && !m.has("collision_mask")) continue;
+    if (mg.contype != mg.conaffinity) asymmetric = true;
+    const multibody::Frame& frame = model.frame(model.frame_index(mg.link));
+    geometry::Geometry g;
+    const std::string base = mg.link == "world" ? rs.prefix + "world" : mg.link;
+    g.name = unique_name(mg.name.empty() ? base + "/geom" + std::to_string(k) : mg.name, geometry_names);
+    g.body = frame.body;
+    g.X_BG = frame.X_BF * mg.X_LG;
+    g.shape = mg.shape;
+    g.material = rs.material;
+    if (!g.material.mu) g.material.mu = mg.mu;
+    g.group = m.has("collision_group") ? rs.filter.group : static_cast<std::uint32_t>(mg.contype);
+    g.mask = m.has("collision_mask") ? rs.filter.mask : static_cast<std::uint32_t>(mg.conaffinity);
+    g.robot = robot_id;
+    g.self_collision = rs.self_collision;
+    g.rgba = rs.rgba ? *rs.rgba : mg.rgba;
+    scene.geometries.push_back(std::move(g));
+  }
+  if (asymmetric)
+    scene.warnings.push_back(rs.urdf_path + ": geoms with contype != conaffinity: coulomb collides two geoms when "
+                             "each one's contype matches the other's conaffinity (MuJoCo: when either does)");
+  for (const auto& [a, b] : mjcf.excluded_pairs)
+    scene.collision.excluded_body_pairs.emplace_back(model.frame(model.frame_index(a)).body,
+                                                     model.frame(model.frame_index(b)).body);
+}
+
 Scene parse_scene(const std::string& yaml, const std::string& source_name, const std::string& base_directory) {
   const Reader r(source_name);
   YAML::Node root;
@@ -989,9 +1094,18 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
                                   unnamed_taken, robot_names, base_directory, builder));
   }
 
+  // An MJCF's <option timestep gravity> where the scene sets none (the first MJCF robot's).
+  Vector3 scene_gravity = gravity;
+  for (const RobotSpec& rs : robots) {
+    if (!rs.mjcf) continue;
+    if (!top.has("time_step") && rs.mjcf->timestep) scene.time_step = *rs.mjcf->timestep;
+    if (!top.has("gravity") && rs.mjcf->gravity) scene_gravity = *rs.mjcf->gravity;
+    break;
+  }
+
   // Pass 2: on the built Model.
   scene.model = builder.build();
-  scene.model.set_gravity(gravity);
+  scene.model.set_gravity(scene_gravity);
   const multibody::Model& model = scene.model;
   scene.q0 = model.neutral_configuration();
   scene.v0 = Eigen::VectorXd::Zero(model.nv());
@@ -1034,7 +1148,22 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
     robot.root_link = rs.attachment.root_link;
     robot.robot_name = rs.attachment.robot_name;
     robot.joints = rs.attachment.joints;
-    if (rs.floating) {
+    robot.model_format = rs.mjcf ? "mjcf" : "urdf";
+    if (rs.mjcf) {
+      // MuJoCo's qpos0: free bodies where the file puts them (moved by the robot's pose), the
+      // root free joint with the robot's velocities; hinge and slide joints at their `ref`.
+      for (const MjcfJoint& j : rs.mjcf->joints) {
+        const int b = model.joint_body(j.name);
+        if (j.type == "free") {
+          const bool root = j.name == rs.attachment.floating_joint;
+          set_floating_state(model, j.name, j.X_W_initial, root ? rs.v_W : Vector3::Zero(),
+                             root ? rs.w_W : Vector3::Zero(), scene.q0, scene.v0);
+        } else if (b >= 1) {
+          scene.q0[model.body(b).joint.q_index] = j.ref;
+        }
+      }
+      if (rs.floating) robot.root_body = model.joint_body(rs.attachment.floating_joint);
+    } else if (rs.floating) {
       robot.root_body = model.joint_body(rs.attachment.floating_joint);
       set_floating_state(model, rs.attachment.floating_joint, rs.X_WR, rs.v_W, rs.w_W, scene.q0, scene.v0);
     }
@@ -1069,6 +1198,8 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
                                  " of joint " + in_quotes(j.name) + (explicit_q.count(j.q_index) ? "" : " (default)") +
                                  " is outside its limits [" + util::format_number(j.limits.lower) + ", " + util::format_number(j.limits.upper) + "]");
     }
+
+    if (rs.mjcf) add_mjcf_forces(*rs.mjcf, model, actuators, springs, robot.warnings);
 
     // Actuators: "all" for every 1-dof joint, overlaid field by field by the joint's own entry.
     if (m.has("actuators")) {
@@ -1125,6 +1256,8 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
         springs[j.v_index] = JointSpring{j.name, j.q_index, j.v_index, s.stiffness, s.damping, s.rest};
       }
     }
+
+    if (rs.mjcf) add_mjcf_geometries(rs, m, robot.id, model, scene, geometry_names);
 
     // Geometries from the URDF's <collision> elements.
     std::map<std::string, int> per_link;

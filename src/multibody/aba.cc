@@ -54,7 +54,9 @@ void aba_impl(const Model& model, Workspace& ws, const double* q, const double* 
     const Matrix6x S = subspace(joint, ws.X_PB[i]);
     auto U = ws.U[i].leftCols(nv);
     U = ws.IA[i] * S;
-    const MatrixXx D = S.transpose() * U;
+    // D = Sᵀ I^A S + diag(armature): the joint's armature adds to its joint-space inertia.
+    MatrixXx D = S.transpose() * U;
+    if (joint.armature != 0.0) D.diagonal().array() += joint.armature;
     Eigen::LLT<MatrixXx> llt(D);
     if (llt.info() != Eigen::Success || !(D.diagonal().minCoeff() > 0.0))
       throw std::runtime_error("aba: the articulated inertia at joint '" + joint.name +
