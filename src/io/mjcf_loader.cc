@@ -712,6 +712,9 @@ class Loader {
         if (type != "free") {
           const std::string limited = ja.keyword("limited", "auto", {"true", "false", "auto"});
           const bool has_range = ja.has("range");
+          if (limited == "auto" && has_range && !autolimits_)
+            je.fail("attribute 'range' without 'limited': set limited=\"true\" or \"false\", or <compiler "
+                    "autolimits=\"true\"> (as MuJoCo 2.2 requires)");
           const bool is_limited = limited == "true" || (limited == "auto" && autolimits_ && has_range);
           if (is_limited) {
             const auto r = ja.numbers("range", 2, 2, {0.0, 0.0});
@@ -1013,6 +1016,12 @@ class Loader {
     act.kp = act.type == MjcfActuator::Type::kPosition ? a.number("kp", 1.0) : 0.0;
     if (act.kp < 0.0) e.fail("attribute 'kp': must be >= 0, got " + util::format_number(act.kp));
     const std::string ctrllimited = a.keyword("ctrllimited", "auto", {"true", "false", "auto"});
+    for (const char* k : {"ctrl", "force"}) {
+      const std::string range = std::string(k) + "range", limited = std::string(k) + "limited";
+      if (a.has(range) && a.text(limited, "auto") == "auto" && !autolimits_)
+        e.fail("attribute " + in_quotes(range) + " without " + in_quotes(limited) + ": set it, or <compiler "
+               "autolimits=\"true\"> (as MuJoCo 2.2 requires)");
+    }
     act.ctrllimited = ctrllimited == "true" || (ctrllimited == "auto" && autolimits_ && a.has("ctrlrange"));
     if (act.ctrllimited) {
       const auto r = a.numbers("ctrlrange", 2, 2, {0.0, 0.0});

@@ -1419,10 +1419,97 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
   return scene;
 }
 
+namespace {
+
+constexpr const char* kFormatsRead =
+    "coulomb reads YAML scenes, URDF (<robot>), MJCF (<mujoco>) and SDFormat (<sdf>) files";
+
+/// The one place SDFormat files are turned into scenes (SDFormat support is not built yet).
+[[noreturn]] void sdf_scene(const std::string& path) {
+  throw SceneError(path + ": SDFormat support is not built in this version (root element <sdf>)");
+}
+
+/// A YAML double-quoted string.
+std::string yaml_quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+ModelFileKind file_kind(const std::string& path) {
+  try {
+    return detect_model_file_kind(path);
+  } catch (const std::runtime_error& e) {
+    throw SceneError(e.what());
+  }
+}
+
+/// Whether the first non-blank character of the file is '{' or '['.
+bool starts_like_json(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char c = 0;
+  while (in.get(c))
+    if (!std::isspace(static_cast<unsigned char>(c))) return c == '{' || c == '[';
+  return false;
+}
+
+}  // namespace
+
+Scene load_scene_or_model(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw SceneError(path + ": cannot read file: no such file");
+  if (fs::is_directory(path, ec)) throw SceneError(path + ": cannot read file: it is a directory");
+  const ModelFileKind kind = file_kind(path);
+  if (kind == ModelFileKind::kYaml) return load_scene(path);
+  if (kind == ModelFileKind::kSdf) sdf_scene(path);
+  if (kind == ModelFileKind::kUnknown) throw SceneError(path + ": not a scene or model file; " + kFormatsRead);
+  const fs::path file(path);
+  const std::string directory = file.parent_path().empty() ? std::string(".") : file.parent_path().string();
+  bool ground = true;
+  if (kind == ModelFileKind::kMjcf) {
+    multibody::ModelBuilder peek("peek");
+    try {
+      ground = !add_mjcf(peek, path, {}).has_plane;
+    } catch (const MjcfError& e) {
+      throw SceneError(e.what());
+    }
+  }
+  std::string yaml = "description: " + yaml_quoted(std::string(kind == ModelFileKind::kMjcf ? "MJCF" : "URDF") +
+                                                   " model " + file.filename().string() + " run on its own") + "\n";
+  if (ground) yaml += "bodies:\n  - {name: ground, fixed: true, shapes: [{type: halfspace}]}\n";
+  yaml += "robots:\n  - {" + std::string(kind == ModelFileKind::kMjcf ? "mjcf" : "urdf") + ": " +
+          yaml_quoted(file.filename().string()) + "}\n";
+  try {
+    return parse_scene(yaml, path, directory);
+  } catch (const SceneError& e) {
+    // The message names the generated scene's keys; the model file's own errors come first.
+    throw SceneError(e.what());
+  }
+}
+
 Scene load_scene(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) throw SceneError(path + ": cannot read scene file: no such file");
   if (fs::is_directory(path, ec)) throw SceneError(path + ": cannot read scene file: it is a directory");
+  switch (file_kind(path)) {
+    case ModelFileKind::kUrdf:
+      throw SceneError(path + ": this is a URDF file (root element <robot>), not a scene; `coulomb simulate FILE` "
+                              "runs it on its own, a scene lists it under robots: [{urdf: FILE}]");
+    case ModelFileKind::kMjcf:
+      throw SceneError(path + ": this is an MJCF file (root element <mujoco>), not a scene; `coulomb simulate FILE` "
+                              "runs it on its own, a scene lists it under robots: [{mjcf: FILE}]");
+    case ModelFileKind::kSdf:
+      sdf_scene(path);
+    case ModelFileKind::kUnknown:
+      // JSON is YAML too: a scene written as a JSON object still loads here (not as a model file).
+      if (!starts_like_json(path)) throw SceneError(path + ": not a scene file; " + kFormatsRead);
+      break;
+    case ModelFileKind::kYaml:
+      break;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SceneError(path + ": cannot read scene file: " + std::strerror(errno));
   std::ostringstream text;
