@@ -296,6 +296,12 @@ class Loader {
       w.pop_back();
       out_.warnings.insert(out_.warnings.begin(), w);
     }
+    if (!legacy_meshes_.empty()) {
+      std::string w = source_ + ": mesh inertia is the exact solid's; MuJoCo 2.2 without <compiler "
+                                "exactmeshinertia=\"true\"> approximates it (differs for non-convex meshes):";
+      for (const std::string& m : legacy_meshes_) w += " " + m;
+      out_.warnings.push_back(w);
+    }
     if (!ellipsoids_.empty()) {
       std::string w = source_ + ": ellipsoid geoms collide as their best-fit sphere or capsule (inertia exact):";
       for (const std::string& e : ellipsoids_) w += " " + e;
@@ -467,6 +473,7 @@ class Loader {
       inertia_group_hi_ = static_cast<int>(r[1]);
     }
     autolimits_ = a.boolean("autolimits", autolimits_);
+    exactmeshinertia_ = a.boolean("exactmeshinertia", exactmeshinertia_);
     if (a.keyword("coordinate", "local", {"local", "global"}) == "global")
       e.fail("attribute 'coordinate': 'global' is not supported (MuJoCo 2.2 removed it too)");
     for (const char* k : {"boundmass", "boundinertia", "settotalmass"})
@@ -933,6 +940,7 @@ class Loader {
       if (!(volume > 0.0)) e.fail("mesh " + in_quotes(mesh) + ": its volume is not positive (" +
                                   util::format_number(volume) + " m³): the mesh is not closed or inside out");
       full = true;
+      if (body != 0 && !exactmeshinertia_) legacy_meshes_.push_back(e.label() + " (line " + std::to_string(e.line) + ")");
     }
     (void)where;
     out_.geoms.push_back(g);
@@ -1072,6 +1080,8 @@ class Loader {
   std::string inertiafromgeom_ = "auto";
   int inertia_group_lo_ = 0, inertia_group_hi_ = 5;
   bool autolimits_ = false;
+  bool exactmeshinertia_ = false;  // MuJoCo 2.2's default
+  std::vector<std::string> legacy_meshes_;
 };
 
 MjcfAttachment attach(multibody::ModelBuilder& builder, std::unique_ptr<Element> root, const std::string& source,

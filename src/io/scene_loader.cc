@@ -991,7 +991,9 @@ void add_mjcf_geometries(const RobotSpec& rs, const Map& m, int robot_id, const 
     if (!g.material.mu) g.material.mu = mg.mu;
     g.group = m.has("collision_group") ? rs.filter.group : static_cast<std::uint32_t>(mg.contype);
     g.mask = m.has("collision_mask") ? rs.filter.mask : static_cast<std::uint32_t>(mg.conaffinity);
-    g.robot = robot_id;
+    // Worldbody geoms (a floor) are static scenery: they collide with the robot even when its
+    // self-collision is off.
+    g.robot = g.body == 0 ? -1 : robot_id;
     g.self_collision = rs.self_collision;
     g.rgba = rs.rgba ? *rs.rgba : mg.rgba;
     scene.geometries.push_back(std::move(g));
@@ -1100,6 +1102,11 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
     if (!rs.mjcf) continue;
     if (!top.has("time_step") && rs.mjcf->timestep) scene.time_step = *rs.mjcf->timestep;
     if (!top.has("gravity") && rs.mjcf->gravity) scene_gravity = *rs.mjcf->gravity;
+    // MuJoCo's contact is a convex soft constraint; of coulomb's approximations SAP's own is the
+    // one built on the same convex formulation (Castro et al. 2022), so an MJCF scene uses it
+    // unless the scene chooses (the humanoid's fall follows MuJoCo's with it, see
+    // tests/oracle/mjcf_oracle_test.cc).
+    if (!top.has("contact_approximation")) scene.contact.approximation = contact::ContactApproximation::kSap;
     break;
   }
 

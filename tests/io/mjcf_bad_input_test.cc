@@ -51,7 +51,7 @@ const std::vector<BadMjcf> kBadMjcfs = {
     {"wrong_root.xml", "wrong_root.xml:2", {"root element is <robot>", "expected <mujoco>"}},
 };
 
-class MjcfBadInputTest : public testing::TestWithParam<BadMjcf> {};
+class MjcfBadInputTest : public ::testing::TestWithParam<BadMjcf> {};
 
 TEST_P(MjcfBadInputTest, ThrowsMjcfErrorWithFileLineElementAndValue) {
   const BadMjcf& bad = GetParam();
@@ -86,8 +86,8 @@ TEST_P(MjcfBadInputTest, CliExitsWithStatusOne) {
   fs::remove_all(out);
 }
 
-INSTANTIATE_TEST_SUITE_P(MjcfBadFiles, MjcfBadInputTest, testing::ValuesIn(kBadMjcfs),
-                         [](const testing::TestParamInfo<BadMjcf>& info) {
+INSTANTIATE_TEST_SUITE_P(MjcfBadFiles, MjcfBadInputTest, ::testing::ValuesIn(kBadMjcfs),
+                         [](const ::testing::TestParamInfo<BadMjcf>& info) {
                            return info.param.file.substr(0, info.param.file.find('.'));
                          });
 
