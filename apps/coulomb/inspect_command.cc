@@ -1,6 +1,6 @@
 // `coulomb inspect SCENE.yaml [--json]`: what a scene file assembles to, without simulating.
 //
-// Loads the scene (io::load_scene), places every geometry at the initial configuration q0
+// Loads the scene or model file (io::load_scene_or_model), places every geometry at the initial configuration q0
 // (forward kinematics, CollisionWorld::update_poses) and gathers the contacts there
 // (contact::gather_contacts, with the scene's contact defaults and collision margin). Prints
 // the model (trees, bodies with masses, DOFs), robots, actuators, springs, geometries and the

@@ -312,6 +312,11 @@ class Loader {
 
   void set_source(const std::string& s) { source_ = s; }
 
+  /// "line N" for an element of the loaded file, "FILE:N" for one from an included file.
+  std::string at(const Element& e) const {
+    return e.file == source_ ? "line " + std::to_string(e.line) : e.file + ":" + std::to_string(e.line);
+  }
+
  private:
   // ---- schema checks ----
 
@@ -326,7 +331,7 @@ class Loader {
                 (known.empty() ? std::string(" (it takes no child elements)") : " (known here: " + known + ")"));
       }
       if (it->second == Handling::kUnsupported) {
-        unsupported_.push_back("<" + c->name + "> (line " + std::to_string(c->line) + ")");
+        unsupported_.push_back("<" + c->name + "> (" + at(*c) + ")");
         continue;
       }
       if (it->second == Handling::kIgnored) continue;
@@ -480,10 +485,10 @@ class Loader {
       if (a.has(k)) {
         const double x = a.number(k, 0.0);
         if ((std::string(k) == "settotalmass" && x > 0.0) || (std::string(k) != "settotalmass" && x > 0.0))
-          unsupported_.push_back("<compiler " + std::string(k) + "> (line " + std::to_string(e.line) + ")");
+          unsupported_.push_back("<compiler " + std::string(k) + "> (" + at(e) + ")");
       }
     if (a.boolean("balanceinertia", false))
-      unsupported_.push_back("<compiler balanceinertia> (line " + std::to_string(e.line) + ")");
+      unsupported_.push_back("<compiler balanceinertia> (" + at(e) + ")");
   }
 
   void read_default(const Element& e, const std::string& parent, bool top) {
@@ -530,10 +535,10 @@ class Loader {
     if (a.has("gravity")) out_.gravity = a.vector3("gravity", Vector3(0, 0, -9.81));
     for (const char* k : {"density", "viscosity"})
       if (a.has(k) && a.number(k, 0.0) != 0.0)
-        unsupported_.push_back("<option " + std::string(k) + "> (fluid forces, line " + std::to_string(e.line) + ")");
+        unsupported_.push_back("<option " + std::string(k) + "> (fluid forces, " + at(e) + ")");
     for (const char* k : {"wind", "magnetic"})
       if (a.has(k) && k == std::string("wind") && a.vector3(k, Vector3::Zero()).norm() > 0.0)
-        unsupported_.push_back("<option wind> (line " + std::to_string(e.line) + ")");
+        unsupported_.push_back("<option wind> (" + at(e) + ")");
   }
 
   void read_mesh(const Element& e) {
@@ -542,7 +547,7 @@ class Loader {
     m.element = &e;
     const std::string file = a.text("file", "");
     if (file.empty()) {
-      unsupported_.push_back("<mesh> without a file (inline vertices, line " + std::to_string(e.line) + ")");
+      unsupported_.push_back("<mesh> without a file (inline vertices, " + at(e) + ")");
       return;
     }
     m.name = a.text("name", fs::path(file).stem().string());
@@ -649,7 +654,7 @@ class Loader {
     const int index = static_cast<int>(bodies_.size());
     std::string name = a.text("name", "body" + std::to_string(index));
     if (body_by_name_.count(name)) e.fail("duplicate body name " + in_quotes(name));
-    if (a.text("mocap", "false") == "true") unsupported_.push_back("<body mocap> (line " + std::to_string(e.line) + ")");
+    if (a.text("mocap", "false") == "true") unsupported_.push_back("<body mocap> (" + at(e) + ")");
     Transform X_PB0 = frame(a);
     if (parent == 0) X_PB0 = X_world * X_PB0;
     const std::string link = prefixed(name);
@@ -841,7 +846,7 @@ class Loader {
     if (a.has("name")) g.name = prefixed(a.text("name", ""));
     g.type = a.keyword("type", "sphere", {"sphere", "capsule", "ellipsoid", "cylinder", "box", "plane", "mesh", "hfield"});
     if (g.type == "hfield") {
-      unsupported_.push_back("<geom type='hfield'> (line " + std::to_string(e.line) + ")");
+      unsupported_.push_back("<geom type='hfield'> (" + at(e) + ")");
       return SpatialInertia::Zero();
     }
     std::vector<double> size = a.numbers("size", 1, 3, {0.0, 0.0, 0.0});
@@ -873,7 +878,7 @@ class Loader {
     }
     const int group = static_cast<int>(a.number("group", 0));
     if (a.has("shellinertia") && a.boolean("shellinertia", false))
-      unsupported_.push_back("<geom shellinertia='true'> (line " + std::to_string(e.line) + ")");
+      unsupported_.push_back("<geom shellinertia='true'> (" + at(e) + ")");
 
     // Shape, volume and inertia about the geom origin in geom axes (MuJoCo's formulas).
     const std::string where = e.label();
@@ -915,7 +920,7 @@ class Loader {
       const double a2 = size[0] * size[0], b2 = size[1] * size[1], c2 = size[2] * size[2];
       I_unit = Vector3(b2 + c2, a2 + c2, a2 + b2) / 5.0;
       g.shape = best_fit_ellipsoid(size, X, g.X_LG, body == 0 ? options_.X_W_root : Transform::Identity());
-      ellipsoids_.push_back(e.label() + " (line " + std::to_string(e.line) + ")");
+      ellipsoids_.push_back(e.label() + " (" + at(e) + ")");
     } else if (g.type == "box") {
       require(size[0] > 0.0 && size[1] > 0.0 && size[2] > 0.0, "all three half-sizes");
       g.shape = geometry::Shape::Box(2.0 * Vector3(size[0], size[1], size[2]));
@@ -940,7 +945,7 @@ class Loader {
       if (!(volume > 0.0)) e.fail("mesh " + in_quotes(mesh) + ": its volume is not positive (" +
                                   util::format_number(volume) + " m³): the mesh is not closed or inside out");
       full = true;
-      if (body != 0 && !exactmeshinertia_) legacy_meshes_.push_back(e.label() + " (line " + std::to_string(e.line) + ")");
+      if (body != 0 && !exactmeshinertia_) legacy_meshes_.push_back(e.label() + " (" + at(e) + ")");
     }
     (void)where;
     out_.geoms.push_back(g);
@@ -1011,7 +1016,7 @@ class Loader {
     if (a.has("name")) act.name = prefixed(a.text("name", ""));
     for (const char* k : {"tendon", "site", "cranksite", "jointinparent"})
       if (a.has(k)) {
-        unsupported_.push_back(e.label() + " with " + k + " transmission (line " + std::to_string(e.line) + ")");
+        unsupported_.push_back(e.label() + " with " + k + " transmission (" + at(e) + ")");
         return;
       }
     if (!a.has("joint")) e.fail("attribute 'joint' is missing (the only transmission supported)");

@@ -1467,8 +1467,7 @@ bool starts_like_json(const std::string& path) {
 
 Scene load_scene_or_model(const std::string& path) {
   std::error_code ec;
-  if (!fs::exists(path, ec)) throw SceneError(path + ": cannot read file: no such file");
-  if (fs::is_directory(path, ec)) throw SceneError(path + ": cannot read file: it is a directory");
+  if (!fs::exists(path, ec) || fs::is_directory(path, ec)) return load_scene(path);  // its messages
   const ModelFileKind kind = file_kind(path);
   if (kind == ModelFileKind::kYaml) return load_scene(path);
   if (kind == ModelFileKind::kSdf) sdf_scene(path);

@@ -255,6 +255,7 @@ TEST(MjcfLoaderTest, SceneRobotFromMjcf) {
   const fs::path dir = fs::temp_directory_path() / "coulomb_mjcf_scene_test";
   fs::create_directories(dir);
   std::ofstream(dir / "bot.xml") << R"(<mujoco model="bot">
+  <compiler angle="radian"/>
   <option timestep="0.004" gravity="0 0 -5"/>
   <worldbody>
     <geom name="floor" type="plane" size="1 1 0.1"/>

@@ -82,7 +82,7 @@ struct Comparison {
 };
 
 /// Compares coulomb's model of `file` with MuJoCo's at kNumStates random states.
-Comparison compare(const std::string& file, unsigned seed) {
+Comparison compare(const std::string& file, unsigned seed, double tol = kTol) {
   const io::MjcfModel cm = io::load_mjcf(file);
   const mb::Model& model = cm.model;
   MuJoCo mj(file);
@@ -171,10 +171,10 @@ Comparison compare(const std::string& file, unsigned seed) {
     const double e_b = relative_error(bias_c, Tt * bias_mj);
     const double e_i = relative_error(tau_c, Tt * inverse_mj);
     const double e_p = relative_error(passive_c, Tt * passive_mj);
-    EXPECT_LE(e_M, kTol) << file << " trial " << trial << ": mass matrix";
-    EXPECT_LE(e_b, kTol) << file << " trial " << trial << ": bias";
-    EXPECT_LE(e_i, kTol) << file << " trial " << trial << ": inverse dynamics";
-    EXPECT_LE(e_p, kTol) << file << " trial " << trial << ": passive forces";
+    EXPECT_LE(e_M, tol) << file << " trial " << trial << ": mass matrix";
+    EXPECT_LE(e_b, tol) << file << " trial " << trial << ": bias";
+    EXPECT_LE(e_i, tol) << file << " trial " << trial << ": inverse dynamics";
+    EXPECT_LE(e_p, tol) << file << " trial " << trial << ": passive forces";
     worst.mass_matrix = std::max(worst.mass_matrix, e_M);
     worst.bias = std::max(worst.bias, e_b);
     worst.inverse = std::max(worst.inverse, e_i);
@@ -211,8 +211,11 @@ TEST(MjcfExampleModel, DynamicsEqualMuJoCo) {
 
 // The mug (a mesh geom with density): MuJoCo 2.2 computes mesh inertias with its legacy method
 // unless <compiler exactmeshinertia="true">; coulomb computes the exact solid inertia of the
-// closed mesh. On a copy of mug.xml with exactmeshinertia="true" the two agree exactly (the
-// original is in MjcfPartlySupported below, where the loader's warning names the mesh).
+// closed mesh. On a copy of mug.xml with exactmeshinertia="true" the two agree to 1.7e-8
+// (measured; tolerance 1e-7): MuJoCo stores mesh vertices in single precision (mjModel::mesh_vert
+// is float), so its volume and inertia carry float rounding (~6e-8 relative per coordinate); with
+// the legacy default they differ by 48% (the original file is in MjcfPartlySupported below, where
+// the loader's warning names the mesh).
 TEST(MjcfMeshInertia, MugWithExactMeshInertiaEqualsMuJoCo) {
   const std::filesystem::path source = kSamples + "mug";
   ASSERT_TRUE(std::filesystem::exists(source / "mug.xml"));
@@ -227,7 +230,7 @@ TEST(MjcfMeshInertia, MugWithExactMeshInertiaEqualsMuJoCo) {
   ASSERT_NE(xml.find(root), std::string::npos);
   xml.replace(xml.find(root), root.size(), root + "<compiler exactmeshinertia=\"true\"/>");
   std::ofstream(dir / "mug.xml") << xml;
-  const Comparison c = compare((dir / "mug.xml").string(), 31);
+  const Comparison c = compare((dir / "mug.xml").string(), 31, 1e-7);
   EXPECT_GT(c.mass_matrix + 1.0, 1.0);  // compared (compare() returns zeros when it could not)
   std::filesystem::remove_all(dir);
 }
