@@ -10,6 +10,7 @@
 //     becoming links of a ModelBuilder (see add_mjcf in the header for the joint chain), its
 //     inertia given or computed from its geoms with MuJoCo's formulas.
 //  4. <actuator>, <contact>: motors, position servos and excluded body pairs.
+//  5. <equality>: connect and weld (the others are unsupported).
 // Every element is checked against the MJCF schema's element names: unknown ones are errors;
 // known ones that change the simulation but are not supported are collected into one warning.
 #include "coulomb/io/mjcf_loader.h"
@@ -189,6 +190,8 @@ const std::map<std::string, std::set<std::string>>& known_attributes() {
       {"mesh", {"name", "class", "content_type", "file", "vertex", "normal", "texcoord", "face", "refpos", "refquat",
                 "scale", "smoothnormal"}},
       {"exclude", {"name", "body1", "body2"}},
+      {"connect", {"name", "class", "active", "solref", "solimp", "body1", "body2", "anchor"}},
+      {"weld", {"name", "class", "active", "solref", "solimp", "body1", "body2", "relpose"}},
       {"mujoco", {"model"}},
       {"default", {"class"}},
   };
@@ -205,7 +208,7 @@ const std::map<std::string, Handling>& children_of(const std::string& parent) {
        {{"compiler", H::kRead}, {"option", H::kRead}, {"size", H::kIgnored}, {"visual", H::kIgnored},
         {"statistic", H::kIgnored}, {"default", H::kRead}, {"extension", H::kUnsupported},
         {"custom", H::kIgnored}, {"asset", H::kRead}, {"worldbody", H::kRead}, {"contact", H::kRead},
-        {"equality", H::kUnsupported}, {"tendon", H::kUnsupported}, {"actuator", H::kRead},
+        {"equality", H::kRead}, {"tendon", H::kUnsupported}, {"actuator", H::kRead},
         {"sensor", H::kUnsupported}, {"keyframe", H::kIgnored}, {"skin", H::kIgnored}}},
       {"worldbody",
        {{"body", H::kRead}, {"geom", H::kRead}, {"site", H::kIgnored}, {"camera", H::kIgnored},
@@ -224,6 +227,9 @@ const std::map<std::string, Handling>& children_of(const std::string& parent) {
         {"intvelocity", H::kUnsupported}, {"damper", H::kUnsupported}, {"cylinder", H::kUnsupported},
         {"muscle", H::kUnsupported}, {"adhesion", H::kUnsupported}, {"plugin", H::kUnsupported}}},
       {"contact", {{"exclude", H::kRead}, {"pair", H::kUnsupported}}},
+      {"equality",
+       {{"connect", H::kRead}, {"weld", H::kRead}, {"joint", H::kUnsupported}, {"tendon", H::kUnsupported},
+        {"distance", H::kUnsupported}}},
       {"default",
        {{"default", H::kRead}, {"mesh", H::kRead}, {"material", H::kIgnored}, {"joint", H::kRead},
         {"geom", H::kRead}, {"site", H::kIgnored}, {"camera", H::kIgnored}, {"light", H::kIgnored},
@@ -289,6 +295,9 @@ class Loader {
       if (c->name == "contact")
         for (const auto& x : c->children)
           if (x->name == "exclude") read_exclude(*x);
+      if (c->name == "equality")
+        for (const auto& x : c->children)
+          if (x->name == "connect" || x->name == "weld") read_equality(*x);
     }
     if (!unsupported_.empty()) {
       std::string w = source_ + ": not supported, ignored (the simulation differs from MuJoCo's):";
@@ -1051,6 +1060,35 @@ class Loader {
       if (r[0] >= r[1]) e.fail("attribute 'forcerange': lower must be < upper, got " + a.text("forcerange", ""));
     }
     out_.actuators.push_back(act);
+  }
+
+  void read_equality(const Element& e) {
+    check_attributes(e, e.name);
+    const Attrs a{&e, nullptr};
+    if (!a.boolean("active", true)) return;  // inactive at the start: nothing to hold
+    MjcfEquality eq;
+    eq.type = e.name == "connect" ? MjcfEquality::Type::kConnect : MjcfEquality::Type::kWeld;
+    eq.line = e.line;
+    if (a.has("name")) eq.name = prefixed(a.text("name", ""));
+    auto body_link = [&](const std::string& key, bool required) {
+      if (!a.has(key)) {
+        if (required) e.fail("attribute " + in_quotes(key) + " is missing");
+        return std::string("world");
+      }
+      const std::string name = a.text(key, "");
+      auto it = body_by_name_.find(name);
+      if (it == body_by_name_.end()) e.fail("attribute " + in_quotes(key) + ": unknown body " + in_quotes(name));
+      return bodies_[static_cast<size_t>(it->second)].link;
+    };
+    eq.body1 = body_link("body1", true);
+    eq.body2 = body_link("body2", false);
+    if (eq.type == MjcfEquality::Type::kConnect) {
+      if (!a.has("anchor")) e.fail("attribute 'anchor' is missing");
+      eq.anchor = a.vector3("anchor", Vector3::Zero());
+    } else if (a.has("relpose")) {
+      unsupported_.push_back("<weld relpose> (" + at(e) + "; the weld holds the initial relative pose)");
+    }
+    out_.equalities.push_back(eq);
   }
 
   void read_exclude(const Element& e) {

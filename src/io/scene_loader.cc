@@ -1006,6 +1006,30 @@ void add_mjcf_geometries(const RobotSpec& rs, const Map& m, int robot_id, const 
                                                      model.frame(model.frame_index(b)).body);
 }
 
+/// An MJCF's <equality> connect (ball) and weld constraints, rigid, with their second frame taken
+/// where the first is at q0 (MuJoCo's connect/weld without relpose).
+void add_mjcf_equalities(const RobotSpec& rs, const multibody::Model& model, Scene& scene) {
+  if (rs.mjcf->equalities.empty()) return;
+  multibody::Workspace ws(model);
+  multibody::forward_kinematics(model, ws, scene.q0);
+  for (const MjcfEquality& eq : rs.mjcf->equalities) {
+    const multibody::Frame& f1 = model.frame(model.frame_index(eq.body1));
+    const multibody::Frame& f2 = model.frame(model.frame_index(eq.body2));
+    const std::string where = rs.urdf_path + ":" + std::to_string(eq.line);
+    if (f1.body == f2.body)
+      throw SceneError(where + ": <equality> between " + in_quotes(eq.body1) + " and " + in_quotes(eq.body2) +
+                       ", which are one rigid body");
+    scene::BilateralConstraint c;
+    c.name = eq.name.empty() ? rs.prefix + "equality" + std::to_string(eq.line) : eq.name;
+    c.type = eq.type == MjcfEquality::Type::kConnect ? scene::BilateralType::kBall : scene::BilateralType::kWeld;
+    c.body_a = f1.body;
+    c.body_b = f2.body;
+    c.X_AF = f1.X_BF * Transform(Matrix3::Identity(), eq.anchor);
+    c.X_BM = ws.X_WB[f2.body].inverse() * ws.X_WB[f1.body] * c.X_AF;
+    scene.constraints.push_back(c);
+  }
+}
+
 Scene parse_scene(const std::string& yaml, const std::string& source_name, const std::string& base_directory) {
   const Reader r(source_name);
   YAML::Node root;
@@ -1421,6 +1445,9 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
     const multibody::Joint& base = model.body(scene.robots[ri].root_body).joint;
     scene.q0[base.q_index + 2] += *ground - low.p_W.z();
   }
+  // MJCF <equality> connect/weld → bilateral constraints, at the final q0.
+  for (const RobotSpec& rs : robots)
+    if (rs.mjcf) add_mjcf_equalities(rs, model, scene);
   // Bilateral constraints, at the final q0 (defaults such as frame_b are taken there).
   if (top.has("constraints")) read_constraints(r, top.value("constraints"), scene);
   return scene;

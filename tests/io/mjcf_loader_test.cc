@@ -217,8 +217,48 @@ TEST(MjcfLoaderTest, UnsupportedElementsAreListedInOneWarning) {
 </mujoco>)");
   ASSERT_EQ(l.attachment.warnings.size(), 1u);
   const std::string& w = l.attachment.warnings[0];
-  for (const char* s : {"<tendon> (line 6)", "<equality> (line 7)", "<sensor> (line 8)", "<velocity> (line 9)"})
+  for (const char* s : {"<tendon> (line 6)", "<joint> (line 7)", "<sensor> (line 8)", "<velocity> (line 9)"})
     EXPECT_NE(w.find(s), std::string::npos) << w;
+}
+
+TEST(MjcfLoaderTest, ConnectAndWeldBecomeSceneConstraints) {
+  const fs::path dir = fs::temp_directory_path() / "coulomb_mjcf_equality_test";
+  fs::create_directories(dir);
+  std::ofstream(dir / "linkage.xml") << R"(<mujoco><compiler angle="radian"/>
+  <worldbody>
+    <body name="crank" pos="0 0 1"><joint name="c" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02"/></body>
+    <body name="rocker" pos="0.5 0 1" euler="0 0.3 0"><joint name="r" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 -0.3 0 0" size="0.02"/></body>
+  </worldbody>
+  <equality>
+    <connect name="pin" body1="crank" body2="rocker" anchor="0.2 0 0"/>
+    <weld body1="rocker"/>
+    <connect body1="crank" anchor="0 0 0" active="false"/>
+  </equality>
+</mujoco>)";
+  std::ofstream(dir / "scene.yaml") << "robots: [{mjcf: linkage.xml}]\n";
+  const Scene scene = load_scene((dir / "scene.yaml").string());
+  const mb::Model& m = scene.model;
+  ASSERT_EQ(scene.constraints.size(), 2u);  // the inactive connect is not held
+  mb::Workspace ws(m);
+  mb::forward_kinematics(m, ws, scene.q0);
+  const auto& pin = scene.constraints[0];
+  EXPECT_EQ(pin.name, "pin");
+  EXPECT_EQ(pin.type, scene::BilateralType::kBall);
+  EXPECT_EQ(pin.body_a, m.frame(m.frame_index("crank")).body);
+  EXPECT_EQ(pin.body_b, m.frame(m.frame_index("rocker")).body);
+  // The anchor (0.2, 0, 0) of the crank, at (0.2, 0, 1) in the world, on both bodies at q0.
+  const Vector3 p_F = (ws.X_WB[pin.body_a] * pin.X_AF).p, p_M = (ws.X_WB[pin.body_b] * pin.X_BM).p;
+  EXPECT_LT((p_F - Vector3(0.2, 0, 1)).norm(), 1e-12);
+  EXPECT_LT((p_M - p_F).norm(), 1e-12);
+  const auto& weld = scene.constraints[1];
+  EXPECT_EQ(weld.type, scene::BilateralType::kWeld);
+  EXPECT_EQ(weld.body_b, 0);  // body2 omitted: the world
+  const Transform X_WF = ws.X_WB[weld.body_a] * weld.X_AF, X_WM = ws.X_WB[weld.body_b] * weld.X_BM;
+  EXPECT_LT((X_WF.R - X_WM.R).norm() + (X_WF.p - X_WM.p).norm(), 1e-12);
+  EXPECT_LT((X_WF.R - rot(Vector3::UnitY(), 0.3)).norm(), 1e-12);
+  fs::remove_all(dir);
 }
 
 TEST(MjcfLoaderTest, BallJointIsAClearError) {

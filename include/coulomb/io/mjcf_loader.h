@@ -72,6 +72,20 @@ struct MjcfJoint {
   int line = 0;
 };
 
+/// An <equality><connect> (ball: the point `anchor` of body1 stays where it is in body2 at the
+/// initial configuration) or <weld> (body1's frame stays where it is relative to body2's at the
+/// initial configuration), for the scene's bilateral constraints (held rigidly: MuJoCo's
+/// solref/solimp softness is not carried over).
+struct MjcfEquality {
+  enum class Type { kConnect, kWeld };
+  Type type = Type::kConnect;
+  std::string name;   ///< prefixed, or "" when unnamed
+  std::string body1;  ///< link (prefixed) of body1
+  std::string body2;  ///< link (prefixed) of body2; "world" when not given
+  math::Vector3 anchor = math::Vector3::Zero();  ///< connect: the point in body1's frame [m]
+  int line = 0;
+};
+
 struct MjcfAttachOptions {
   /// Prepended to every body, joint, geom and actuator name (e.g. "h1/"). "world" is never prefixed.
   std::string prefix;
@@ -90,6 +104,7 @@ struct MjcfAttachment {
   std::vector<std::string> bodies;       ///< prefixed body names (MuJoCo body order, world excluded)
   std::vector<MjcfGeom> geoms;           ///< in file order
   std::vector<MjcfActuator> actuators;   ///< <motor> and <position>, in file order
+  std::vector<MjcfEquality> equalities;  ///< <equality><connect> and <weld> (active), in file order
   /// Link pairs (prefixed) whose geoms never collide: each body with its parent body (MuJoCo's
   /// default parent filter; bodies welded to the world are not filtered against it), and every
   /// <contact><exclude body1 body2>.
@@ -130,6 +145,7 @@ struct MjcfModel {
 /// euler (compiler eulerseq), xyaxes, zaxis; fromto on capsule, cylinder, box, ellipsoid;
 /// <include file> (relative to the including file); <compiler angle eulerseq meshdir
 /// inertiafromgeom autolimits>; <option timestep gravity>; <contact><exclude>; <asset><mesh>.
+/// <equality><connect body1 body2 anchor> and <weld body1 body2> become MjcfEquality records.
 /// Elements without effect on the dynamics (visual, asset textures and materials, lights,
 /// cameras, sites, keyframes, statistic, size) are read and ignored. Unsupported elements that
 /// change the simulation (tendon, equality, sensor, plugin, composite, contact pair, actuators
