@@ -48,6 +48,22 @@ TEST(MjcfCliTest, SimulatesTheHumanoidSampleForFiveSeconds) {
   fs::remove_all(out);
 }
 
+// The other sample models coulomb simulates completely (humanoid100: 100 free objects, of which
+// the ellipsoids collide as capsules; 22 humanoids): 5 s without a solver failure.
+TEST(MjcfCliTest, SimulatesTheOtherSupportedSamplesForFiveSeconds) {
+  for (const char* sample : {"humanoid100/humanoid100.xml", "humanoid/22_humanoids.xml"}) {
+    const std::string file = std::string("/usr/share/mujoco/model/") + sample;
+    ASSERT_TRUE(fs::exists(file)) << file;
+    const fs::path out = temp_dir("sample");
+    const auto r = run_cli({"simulate", file, "-o", out.string(), "--duration", "5", "--no-html", "--quiet"});
+    ASSERT_EQ(r.status, 0) << sample << ": " << r.err;
+    const nlohmann::json stats = read_json(out / "stats.json");
+    EXPECT_EQ(stats["failures"].get<int>(), 0) << sample;
+    EXPECT_EQ(stats["steps"].get<int>(), 1000) << sample;
+    fs::remove_all(out);
+  }
+}
+
 TEST(MjcfCliTest, InspectTakesAModelFile) {
   ASSERT_TRUE(fs::exists(kHumanoid));
   const auto r = run_cli({"inspect", kHumanoid, "--json"});
