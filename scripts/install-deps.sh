@@ -12,12 +12,12 @@ PACKAGES=(
   # the Python package (make test builds it into a venv: python3 -m venv, headers for the extension)
   python3-venv python3-dev
   # libraries
-  libeigen3-dev liburdfdom-dev libtinyxml-dev libconsole-bridge-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
+  libeigen3-dev liburdfdom-dev libtinyxml-dev libtinyxml2-dev libconsole-bridge-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   libfcl-dev libccd-dev libsuitesparse-dev
   # collision meshes: assimp reads the files, Qhull builds their convex hulls
   libassimp-dev libqhull-dev
   # tests, oracles and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev libmujoco-dev libqhull-dev coinor-libipopt-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libmujoco-dev libmujoco-samples libqhull-dev coinor-libipopt-dev
   # CVODE (BDF reference of the lstable elastic-foundation test and bench)
   libsundials-dev
   # replay.html (zlib-compressed frame data) and the browser tests (headless Chromium)

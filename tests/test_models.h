@@ -95,8 +95,10 @@ inline Transform random_transform(std::mt19937& rng, double scale = 0.5) {
 
 /// A random tree of `num_links` links: revolute and prismatic joints with random axes and
 /// placements, some fixed links (fused), a floating root when `floating_root`, and a second
-/// free-floating tree when `second_tree`.
-inline multibody::Model make_random_tree(std::mt19937& rng, int num_links, bool floating_root, bool second_tree) {
+/// free-floating tree when `second_tree`. With armature_scale > 0 every joint gets an armature
+/// uniform in [0, armature_scale] (drawn after the tree, so the tree is the same as without).
+inline multibody::Model make_random_tree(std::mt19937& rng, int num_links, bool floating_root, bool second_tree,
+                                         double armature_scale = 0.0) {
   multibody::ModelBuilder b("random_tree");
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::normal_distribution<double> n(0.0, 1.0);
@@ -106,9 +108,19 @@ inline multibody::Model make_random_tree(std::mt19937& rng, int num_links, bool 
                                             random_rotational_inertia(rng));
   };
   std::vector<std::string> links;
-  b.add_link("link0", "world", floating_root ? floating("root") : revolute("j0", Vector3(n(rng), n(rng), n(rng))),
-             random_inertia());
-  links.push_back("link0");
+  std::vector<JointSpec> specs;
+  std::vector<std::string> parents;
+  std::vector<SpatialInertia> inertias;
+  // Records a link; called like ModelBuilder::add_link so that the random draws happen in the same
+  // order as when the links were added directly.
+  auto add = [&](const std::string& name, const std::string& parent, const JointSpec& j, const SpatialInertia& I) {
+    links.push_back(name);
+    parents.push_back(parent);
+    specs.push_back(j);
+    inertias.push_back(I);
+  };
+  add("link0", "world", floating_root ? floating("root") : revolute("j0", Vector3(n(rng), n(rng), n(rng))),
+      random_inertia());
   for (int i = 1; i < num_links; ++i) {
     const std::string name = "link" + std::to_string(i);
     const std::string parent = links[static_cast<size_t>(u(rng) * links.size()) % links.size()];
@@ -120,10 +132,12 @@ inline multibody::Model make_random_tree(std::mt19937& rng, int num_links, bool 
       j = prismatic("j" + std::to_string(i), Vector3(n(rng), n(rng), n(rng)), random_transform(rng));
     else
       j = fixed("j" + std::to_string(i), random_transform(rng));
-    b.add_link(name, parent, j, random_inertia());
-    links.push_back(name);
+    add(name, parent, j, random_inertia());
   }
-  if (second_tree) b.add_link("free_box", "world", floating("free_box_joint"), random_inertia());
+  if (second_tree) add("free_box", "world", floating("free_box_joint"), random_inertia());
+  if (armature_scale > 0.0)
+    for (JointSpec& j : specs) j.armature = armature_scale * u(rng);
+  for (size_t i = 0; i < specs.size(); ++i) b.add_link(links[i], parents[i], specs[i], inertias[i]);
   return b.build();
 }
 

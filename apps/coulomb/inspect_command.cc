@@ -1,6 +1,6 @@
 // `coulomb inspect SCENE.yaml [--json]`: what a scene file assembles to, without simulating.
 //
-// Loads the scene (io::load_scene), places every geometry at the initial configuration q0
+// Loads the scene or model file (io::load_scene_or_model), places every geometry at the initial configuration q0
 // (forward kinematics, CollisionWorld::update_poses) and gathers the contacts there
 // (contact::gather_contacts, with the scene's contact defaults and collision margin). Prints
 // the model (trees, bodies with masses, DOFs), robots, actuators, springs, geometries and the
@@ -73,7 +73,7 @@ struct InspectOptions {
 };
 
 int run_inspect(const InspectOptions& opt) {
-  const io::Scene scene = io::load_scene(opt.scene_path);
+  const io::Scene scene = io::load_scene_or_model(opt.scene_path);
   print_warnings_and_notes(scene.warnings, scene.notes, opt.json ? "the JSON's \"notes\"" : "");
   const multibody::Model& model = scene.model;
 
@@ -187,6 +187,7 @@ int run_inspect(const InspectOptions& opt) {
     for (const io::SceneRobot& r : scene.robots)
       robot_list.push_back({{"name", r.name},
                             {"urdf", r.urdf_path},
+                            {"format", r.model_format},
                             {"floating", r.floating},
                             {"floating_joint", r.floating_joint},
                             {"root_body", r.root_body},
@@ -391,8 +392,8 @@ Command add_inspect_command(CLI::App& app) {
       "inspect", "Load a scene file and print its model (trees, bodies, DOFs, masses) and the contacts at its "
                  "initial state (pairs, points, normals, signed distances).");
   sub->add_option("SCENE", opt->scene_path,
-                  "Scene file (YAML, docs/scene-format.md); model paths resolve against its directory, then "
-                  "COULOMB_MODEL_PATH")
+                  "Scene file (YAML, docs/scene-format.md), or a model file (MJCF, URDF) as `coulomb simulate` runs "
+                  "it; model paths resolve against its directory, then COULOMB_MODEL_PATH")
       ->required();
   sub->add_flag("--json", opt->json,
                 "Print one JSON object: num_dofs, bodies [{name, mass, ...}], contacts [{body_a, body_b, point, "

@@ -95,7 +95,7 @@ int run_simulate(const SimulateOptions& o) {
       throw UsageError(std::string("--contact-approximation: ") + e.what());
     }
   }
-  io::Scene scene = o.scene.empty() ? load_embedded_scene() : io::load_scene(o.scene);
+  io::Scene scene = o.scene.empty() ? load_embedded_scene() : io::load_scene_or_model(o.scene);
   const std::string scene_name = o.scene.empty() ? "<embedded default scene>" : o.scene;
   print_warnings_and_notes(scene.warnings, scene.notes, "stats.json");
 
@@ -224,7 +224,8 @@ Command add_simulate_command(CLI::App& app) {
       "left the scene, URDF elements that are read but not simulated.\n"
       "Exit status: 0 success, 1 error, 2 usage error, 3 some SAP solves did not converge\n"
       "(counted as failures in stats.json; the run still completes), or with --strict any warning.");
-  sub->add_option("scene", options->scene, "Scene file (YAML, see docs/scene-format.md); default: the embedded scene")
+  sub->add_option("scene", options->scene, "Scene file (YAML, see docs/scene-format.md), or a model file run on its own on a ground plane "
+                  "(MJCF <mujoco> or URDF <robot>, recognized by content); default: the embedded scene")
       ->check(CLI::ExistingFile);
   sub->add_option("-o,--output", options->output, "Output folder (created if missing)")->capture_default_str();
   sub->add_option("--duration", options->duration, "Simulated time [s] (default: the scene's duration)");

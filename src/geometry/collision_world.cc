@@ -123,6 +123,7 @@ bool collect_pair(fcl::CollisionObjectd* o1, fcl::CollisionObjectd* o2, void* da
 struct CollisionWorld::Impl {
   // Filtering data copied from the Model (so that the world does not keep a reference to it).
   std::vector<int> body_parent;     ///< per body: parent body (−1 for the world)
+  std::vector<std::pair<int, int>> excluded;  ///< options.excluded_body_pairs as (min, max), sorted
   std::vector<char> body_floating;  ///< per body: joint to the parent is a floating joint
 
   std::vector<std::shared_ptr<fcl::CollisionGeometryd>> fcl_geometries;  ///< per geometry; null for half-spaces
@@ -231,6 +232,13 @@ CollisionWorld::CollisionWorld(const multibody::Model& model, std::vector<Geomet
   impl_->body_extra.assign(static_cast<size_t>(nb), 0.0);
   impl_->body_parent.resize(static_cast<size_t>(nb));
   impl_->body_floating.resize(static_cast<size_t>(nb));
+  for (const auto& [a, b] : options_.excluded_body_pairs) {
+    if (a < 0 || a >= nb || b < 0 || b >= nb)
+      throw std::invalid_argument("CollisionWorld: options.excluded_body_pairs has the body pair (" + std::to_string(a) +
+                                  ", " + std::to_string(b) + "), outside [0, " + std::to_string(nb) + ")");
+    impl_->excluded.emplace_back(std::min(a, b), std::max(a, b));
+  }
+  std::sort(impl_->excluded.begin(), impl_->excluded.end());
   for (int b = 0; b < nb; ++b) {
     impl_->body_parent[static_cast<size_t>(b)] = model.body(b).parent;
     impl_->body_floating[static_cast<size_t>(b)] = model.body(b).joint.type == multibody::JointType::kFloating;
@@ -419,6 +427,10 @@ bool CollisionWorld::can_collide(int a, int b) const {
   };
   if (joined(ga.body, gb.body) || joined(gb.body, ga.body)) return false;
   if (ga.robot >= 0 && ga.robot == gb.robot && !(ga.self_collision && gb.self_collision)) return false;
+  if (!impl_->excluded.empty() &&
+      std::binary_search(impl_->excluded.begin(), impl_->excluded.end(),
+                         std::make_pair(std::min(ga.body, gb.body), std::max(ga.body, gb.body))))
+    return false;
   // A static mesh collides with convex shapes only (it is on the world body, and so are they).
   const auto static_only = [](const Shape& s) { return s.type == ShapeType::kMesh || s.type == ShapeType::kHalfSpace; };
   if (static_only(ga.shape) && static_only(gb.shape)) return false;

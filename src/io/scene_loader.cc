@@ -32,6 +32,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "coulomb/io/mjcf_loader.h"
 #include "coulomb/io/urdf_loader.h"
 #include "coulomb/multibody/forward_kinematics.h"
 #include "coulomb/scene/placement.h"
@@ -672,7 +673,8 @@ struct RobotSpec {
   Filter filter;
   geometry::ContactMaterial material;
   std::optional<std::array<double, 4>> rgba;
-  UrdfAttachment attachment;
+  UrdfAttachment attachment;  // for an MJCF robot: joints, robot_name, root_link, floating_joint filled from it
+  std::optional<MjcfAttachment> mjcf;  // robots[].mjcf
   std::optional<Map> map;  // the robot's mapping, for pass 2
 };
 
@@ -681,7 +683,7 @@ RobotSpec read_robot(const Reader& r, const YAML::Node& node, const std::string&
                      multibody::ModelBuilder& builder) {
   RobotSpec rs;
   rs.map.emplace(r, node, path,
-                 std::initializer_list<const char*>{"name", "urdf", "floating", "position", "rpy", "quaternion",
+                 std::initializer_list<const char*>{"name", "urdf", "mjcf", "floating", "position", "rpy", "quaternion",
                                                     "linear_velocity", "angular_velocity", "joint_positions",
                                                     "joint_velocities", "actuators", "springs", "self_collision",
                                                     "collision_group", "collision_mask", "contact", "color",
@@ -700,12 +702,27 @@ RobotSpec read_robot(const Reader& r, const YAML::Node& node, const std::string&
     m.fail("name", "duplicate robot name " + in_quotes(rs.name));
   rs.prefix = rs.name.empty() ? "" : rs.name + "/";
 
-  const std::string uri = m.string("urdf");
+  if (m.has("urdf") && m.has("mjcf")) m.fail("mjcf", "a robot has either 'urdf' or 'mjcf', not both");
+  const bool is_mjcf = m.has("mjcf");
+  const char* file_key = is_mjcf ? "mjcf" : "urdf";
+  const std::string uri = m.string(file_key);
   rs.urdf_path = resolve_model_file(uri, base_directory);
   if (rs.urdf_path.empty())
-    m.fail("urdf", "URDF file " + in_quotes(uri) + " not found (looked relative to " + in_quotes(base_directory) +
-                       ", then along COULOMB_MODEL_PATH)");
-  rs.floating = m.boolean("floating", false);
+    m.fail(file_key, std::string(is_mjcf ? "MJCF" : "URDF") + " file " + in_quotes(uri) +
+                         " not found (looked relative to " + in_quotes(base_directory) + ", then along COULOMB_MODEL_PATH)");
+  if (is_mjcf && m.has("floating"))
+    m.fail("floating", "an MJCF robot floats where its file has a free joint; 'floating' is for URDF robots");
+  if (is_mjcf) {
+    // Floating when the file has a free joint: peek at the file (a builder of its own).
+    multibody::ModelBuilder peek("peek");
+    try {
+      rs.floating = !add_mjcf(peek, rs.urdf_path, {}).free_joints.empty();
+    } catch (const MjcfError& e) {
+      m.fail("mjcf", e.what());
+    }
+  } else {
+    rs.floating = m.boolean("floating", false);
+  }
   rs.X_WR = read_pose(r, m);
   for (const char* key : {"linear_velocity", "angular_velocity"})
     if (!rs.floating && m.has(key))
@@ -721,6 +738,25 @@ RobotSpec read_robot(const Reader& r, const YAML::Node& node, const std::string&
   rs.material = read_material(r, m);
   rs.rgba = read_color(r, m);
 
+  if (is_mjcf) {
+    MjcfAttachOptions options;
+    options.prefix = rs.prefix;
+    options.X_W_root = rs.X_WR;
+    try {
+      rs.mjcf = add_mjcf(builder, rs.urdf_path, options);
+    } catch (const MjcfError& e) {
+      m.fail("mjcf", e.what());
+    }
+    // What the URDF code paths below read.
+    rs.attachment.robot_name = rs.mjcf->model_name;
+    rs.attachment.root_link = rs.mjcf->bodies.empty() ? "world" : rs.mjcf->bodies.front();
+    if (!rs.mjcf->free_joints.empty()) rs.attachment.floating_joint = rs.mjcf->free_joints.front();
+    for (const MjcfJoint& j : rs.mjcf->joints) rs.attachment.joints.push_back(j.name);
+    rs.attachment.warnings = rs.mjcf->warnings;
+    // MuJoCo collides the bodies of one model with each other (parent–child pairs excluded).
+    if (!m.has("self_collision")) rs.self_collision = true;
+    return rs;
+  }
   UrdfAttachOptions options;
   options.floating = rs.floating;
   options.floating_joint_name = rs.prefix + "root_joint";
@@ -917,6 +953,101 @@ void read_constraints(const Reader& r, const YAML::Node& list, Scene& scene) {
 }
 }  // namespace
 
+/// An MJCF's actuators and joint springs, before the scene's own (which replace them per joint):
+/// <motor> → a pure-force actuator (kp = kd = 0; commands set its force gear · ctrl), <position>
+/// → a PD actuator with kp = gear² · kp and set-point 0 (MuJoCo's ctrl = 0 at the start, a
+/// set-point ctrl / gear); the effort limit is gear · forcerange (forcelimited) or
+/// gear · ctrlrange for a motor (ctrllimited). Joint stiffness → a spring about springref.
+void add_mjcf_forces(const MjcfAttachment& mjcf, const multibody::Model& model, std::map<int, Actuator>& actuators,
+                     std::map<int, JointSpring>& springs, std::vector<std::string>& warnings) {
+  for (const MjcfActuator& act : mjcf.actuators) {
+    const multibody::Joint& j = model.body(model.joint_body(act.joint)).joint;
+    Actuator a;
+    a.joint = j.name;
+    a.q_index = j.q_index;
+    a.v_index = j.v_index;
+    const double gear = std::abs(act.gear);
+    if (act.type == MjcfActuator::Type::kPosition) a.kp = act.kp * act.gear * act.gear;
+    double limit = kInf;
+    if (act.forcelimited) limit = gear * std::max(std::abs(act.force_lower), std::abs(act.force_upper));
+    if (act.type == MjcfActuator::Type::kMotor && act.ctrllimited)
+      limit = std::min(limit, gear * std::max(std::abs(act.ctrl_lower), std::abs(act.ctrl_upper)));
+    a.effort_limit = limit;
+    if (actuators.count(a.v_index))
+      warnings.push_back(mjcf.model_name + ": line " + std::to_string(act.line) + ": a second actuator on joint " +
+                         in_quotes(j.name) + " (coulomb has one per joint), ignored");
+    else
+      actuators[a.v_index] = a;
+  }
+  for (const MjcfJoint& mj : mjcf.joints) {
+    if (!(mj.stiffness > 0.0)) continue;
+    const multibody::Joint& j = model.body(model.joint_body(mj.name)).joint;
+    springs[j.v_index] = JointSpring{j.name, j.q_index, j.v_index, mj.stiffness, 0.0, mj.springref};
+  }
+}
+
+/// An MJCF's geoms as scene geometries: friction → μ (unless the robot's `contact` sets it),
+/// contype/conaffinity → group/mask (unless the robot sets collision_group/collision_mask; a geom
+/// with both 0 is visual only and left out), excluded pairs → the collision options.
+void add_mjcf_geometries(const RobotSpec& rs, const Map& m, int robot_id, const multibody::Model& model, Scene& scene,
+                         std::unordered_set<std::string>& geometry_names) {
+  const MjcfAttachment& mjcf = *rs.mjcf;
+  std::map<std::string, int> per_link;
+  bool asymmetric = false;
+  for (const MjcfGeom& mg : mjcf.geoms) {
+    const int k = per_link[mg.link]++;
+    if (mg.contype == 0 && mg.conaffinity == 0 && !m.has("collision_group") && !m.has("collision_mask")) continue;
+    if (mg.contype != mg.conaffinity) asymmetric = true;
+    const multibody::Frame& frame = model.frame(model.frame_index(mg.link));
+    geometry::Geometry g;
+    const std::string base = mg.link == "world" ? rs.prefix + "world" : mg.link;
+    g.name = unique_name(mg.name.empty() ? base + "/geom" + std::to_string(k) : mg.name, geometry_names);
+    g.body = frame.body;
+    g.X_BG = frame.X_BF * mg.X_LG;
+    g.shape = mg.shape;
+    g.material = rs.material;
+    if (!g.material.mu) g.material.mu = mg.mu;
+    g.group = m.has("collision_group") ? rs.filter.group : static_cast<std::uint32_t>(mg.contype);
+    g.mask = m.has("collision_mask") ? rs.filter.mask : static_cast<std::uint32_t>(mg.conaffinity);
+    // Worldbody geoms (a floor) are static scenery: they collide with the robot even when its
+    // self-collision is off.
+    g.robot = g.body == 0 ? -1 : robot_id;
+    g.self_collision = rs.self_collision;
+    g.rgba = rs.rgba ? *rs.rgba : mg.rgba;
+    scene.geometries.push_back(std::move(g));
+  }
+  if (asymmetric)
+    scene.warnings.push_back(rs.urdf_path + ": geoms with contype != conaffinity: coulomb collides two geoms when "
+                             "each one's contype matches the other's conaffinity (MuJoCo: when either does)");
+  for (const auto& [a, b] : mjcf.excluded_pairs)
+    scene.collision.excluded_body_pairs.emplace_back(model.frame(model.frame_index(a)).body,
+                                                     model.frame(model.frame_index(b)).body);
+}
+
+/// An MJCF's <equality> connect (ball) and weld constraints, rigid, with their second frame taken
+/// where the first is at q0 (MuJoCo's connect/weld without relpose).
+void add_mjcf_equalities(const RobotSpec& rs, const multibody::Model& model, Scene& scene) {
+  if (rs.mjcf->equalities.empty()) return;
+  multibody::Workspace ws(model);
+  multibody::forward_kinematics(model, ws, scene.q0);
+  for (const MjcfEquality& eq : rs.mjcf->equalities) {
+    const multibody::Frame& f1 = model.frame(model.frame_index(eq.body1));
+    const multibody::Frame& f2 = model.frame(model.frame_index(eq.body2));
+    const std::string where = rs.urdf_path + ":" + std::to_string(eq.line);
+    if (f1.body == f2.body)
+      throw SceneError(where + ": <equality> between " + in_quotes(eq.body1) + " and " + in_quotes(eq.body2) +
+                       ", which are one rigid body");
+    scene::BilateralConstraint c;
+    c.name = eq.name.empty() ? rs.prefix + "equality" + std::to_string(eq.line) : eq.name;
+    c.type = eq.type == MjcfEquality::Type::kConnect ? scene::BilateralType::kBall : scene::BilateralType::kWeld;
+    c.body_a = f1.body;
+    c.body_b = f2.body;
+    c.X_AF = f1.X_BF * Transform(Matrix3::Identity(), eq.anchor);
+    c.X_BM = ws.X_WB[f2.body].inverse() * ws.X_WB[f1.body] * c.X_AF;
+    scene.constraints.push_back(c);
+  }
+}
+
 Scene parse_scene(const std::string& yaml, const std::string& source_name, const std::string& base_directory) {
   const Reader r(source_name);
   YAML::Node root;
@@ -1007,9 +1138,23 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
                                   unnamed_taken, robot_names, base_directory, builder));
   }
 
+  // An MJCF's <option timestep gravity> where the scene sets none (the first MJCF robot's).
+  Vector3 scene_gravity = gravity;
+  for (const RobotSpec& rs : robots) {
+    if (!rs.mjcf) continue;
+    if (!top.has("time_step") && rs.mjcf->timestep) scene.time_step = *rs.mjcf->timestep;
+    if (!top.has("gravity") && rs.mjcf->gravity) scene_gravity = *rs.mjcf->gravity;
+    // MuJoCo's contact is a convex soft constraint; of coulomb's approximations SAP's own is the
+    // one built on the same convex formulation (Castro et al. 2022), so an MJCF scene uses it
+    // unless the scene chooses (the humanoid's fall follows MuJoCo's with it, see
+    // tests/oracle/mjcf_oracle_test.cc).
+    if (!top.has("contact_approximation")) scene.contact.approximation = contact::ContactApproximation::kSap;
+    break;
+  }
+
   // Pass 2: on the built Model.
   scene.model = builder.build();
-  scene.model.set_gravity(gravity);
+  scene.model.set_gravity(scene_gravity);
   const multibody::Model& model = scene.model;
   scene.q0 = model.neutral_configuration();
   scene.v0 = Eigen::VectorXd::Zero(model.nv());
@@ -1052,7 +1197,22 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
     robot.root_link = rs.attachment.root_link;
     robot.robot_name = rs.attachment.robot_name;
     robot.joints = rs.attachment.joints;
-    if (rs.floating) {
+    robot.model_format = rs.mjcf ? "mjcf" : "urdf";
+    if (rs.mjcf) {
+      // MuJoCo's qpos0: free bodies where the file puts them (moved by the robot's pose), the
+      // root free joint with the robot's velocities; hinge and slide joints at their `ref`.
+      for (const MjcfJoint& j : rs.mjcf->joints) {
+        const int b = model.joint_body(j.name);
+        if (j.type == "free") {
+          const bool root = j.name == rs.attachment.floating_joint;
+          set_floating_state(model, j.name, j.X_W_initial, root ? rs.v_W : Vector3::Zero(),
+                             root ? rs.w_W : Vector3::Zero(), scene.q0, scene.v0);
+        } else if (b >= 1) {
+          scene.q0[model.body(b).joint.q_index] = j.ref;
+        }
+      }
+      if (rs.floating) robot.root_body = model.joint_body(rs.attachment.floating_joint);
+    } else if (rs.floating) {
       robot.root_body = model.joint_body(rs.attachment.floating_joint);
       set_floating_state(model, rs.attachment.floating_joint, rs.X_WR, rs.v_W, rs.w_W, scene.q0, scene.v0);
     }
@@ -1087,6 +1247,8 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
                                  " of joint " + in_quotes(j.name) + (explicit_q.count(j.q_index) ? "" : " (default)") +
                                  " is outside its limits [" + util::format_number(j.limits.lower) + ", " + util::format_number(j.limits.upper) + "]");
     }
+
+    if (rs.mjcf) add_mjcf_forces(*rs.mjcf, model, actuators, springs, robot.warnings);
 
     // Actuators: "all" for every 1-dof joint, overlaid field by field by the joint's own entry.
     if (m.has("actuators")) {
@@ -1143,6 +1305,8 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
         springs[j.v_index] = JointSpring{j.name, j.q_index, j.v_index, s.stiffness, s.damping, s.rest};
       }
     }
+
+    if (rs.mjcf) add_mjcf_geometries(rs, m, robot.id, model, scene, geometry_names);
 
     // Geometries from the URDF's <collision> elements.
     std::map<std::string, int> per_link;
@@ -1299,6 +1463,9 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
     const multibody::Joint& base = model.body(scene.robots[ri].root_body).joint;
     scene.q0[base.q_index + 2] += *ground - low.p_W.z();
   }
+  // MJCF <equality> connect/weld → bilateral constraints, at the final q0.
+  for (const RobotSpec& rs : robots)
+    if (rs.mjcf) add_mjcf_equalities(rs, model, scene);
   // Bilateral constraints, at the final q0 (defaults such as frame_b are taken there).
   if (top.has("constraints")) read_constraints(r, top.value("constraints"), scene);
   // What no solver can step from (a massless floating robot, velocities whose energy
@@ -1330,10 +1497,96 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
   return scene;
 }
 
+namespace {
+
+constexpr const char* kFormatsRead =
+    "coulomb reads YAML scenes, URDF (<robot>), MJCF (<mujoco>) and SDFormat (<sdf>) files";
+
+/// The one place SDFormat files are turned into scenes (SDFormat support is not built yet).
+[[noreturn]] void sdf_scene(const std::string& path) {
+  throw SceneError(path + ": SDFormat support is not built in this version (root element <sdf>)");
+}
+
+/// A YAML double-quoted string.
+std::string yaml_quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+ModelFileKind file_kind(const std::string& path) {
+  try {
+    return detect_model_file_kind(path);
+  } catch (const std::runtime_error& e) {
+    throw SceneError(e.what());
+  }
+}
+
+/// Whether the first non-blank character of the file is '{' or '['.
+bool starts_like_json(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char c = 0;
+  while (in.get(c))
+    if (!std::isspace(static_cast<unsigned char>(c))) return c == '{' || c == '[';
+  return false;
+}
+
+}  // namespace
+
+Scene load_scene_or_model(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec) || fs::is_directory(path, ec)) return load_scene(path);  // its messages
+  const ModelFileKind kind = file_kind(path);
+  if (kind == ModelFileKind::kYaml) return load_scene(path);
+  if (kind == ModelFileKind::kSdf) sdf_scene(path);
+  if (kind == ModelFileKind::kUnknown) throw SceneError(path + ": not a scene or model file; " + kFormatsRead);
+  const fs::path file(path);
+  const std::string directory = file.parent_path().empty() ? std::string(".") : file.parent_path().string();
+  bool ground = true;
+  if (kind == ModelFileKind::kMjcf) {
+    multibody::ModelBuilder peek("peek");
+    try {
+      ground = !add_mjcf(peek, path, {}).has_plane;
+    } catch (const MjcfError& e) {
+      throw SceneError(e.what());
+    }
+  }
+  std::string yaml = "description: " + yaml_quoted(std::string(kind == ModelFileKind::kMjcf ? "MJCF" : "URDF") +
+                                                   " model " + file.filename().string() + " run on its own") + "\n";
+  if (ground) yaml += "bodies:\n  - {name: ground, fixed: true, shapes: [{type: halfspace}]}\n";
+  yaml += "robots:\n  - {" + std::string(kind == ModelFileKind::kMjcf ? "mjcf" : "urdf") + ": " +
+          yaml_quoted(file.filename().string()) + "}\n";
+  try {
+    return parse_scene(yaml, path, directory);
+  } catch (const SceneError& e) {
+    // The message names the generated scene's keys; the model file's own errors come first.
+    throw SceneError(e.what());
+  }
+}
+
 Scene load_scene(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) throw SceneError(path + ": cannot read scene file: no such file");
   if (fs::is_directory(path, ec)) throw SceneError(path + ": cannot read scene file: it is a directory");
+  switch (file_kind(path)) {
+    case ModelFileKind::kUrdf:
+      throw SceneError(path + ": this is a URDF file (root element <robot>), not a scene; `coulomb simulate FILE` "
+                              "runs it on its own, a scene lists it under robots: [{urdf: FILE}]");
+    case ModelFileKind::kMjcf:
+      throw SceneError(path + ": this is an MJCF file (root element <mujoco>), not a scene; `coulomb simulate FILE` "
+                              "runs it on its own, a scene lists it under robots: [{mjcf: FILE}]");
+    case ModelFileKind::kSdf:
+      sdf_scene(path);
+    case ModelFileKind::kUnknown:
+      // JSON is YAML too: a scene written as a JSON object still loads here (not as a model file).
+      if (!starts_like_json(path)) throw SceneError(path + ": not a scene file; " + kFormatsRead);
+      break;
+    case ModelFileKind::kYaml:
+      break;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SceneError(path + ": cannot read scene file: " + std::strerror(errno));
   std::ostringstream text;

@@ -76,7 +76,7 @@ void aba_impl(const Model& model, Workspace& ws, const double* q, const double* 
     if (joint.type == JointType::kRevolute || joint.type == JointType::kPrismatic) {
       const int off = joint.type == JointType::kRevolute ? 0 : 3;  // S = [a; 0] or [0; a]
       const math::Vector6 U = IA.middleCols<3>(off) * joint.axis;
-      const double D = joint.axis.dot(U.segment<3>(off));
+      const double D = joint.axis.dot(U.segment<3>(off)) + joint.armature;  // + rotor inertia in joint space
       if (!(D > 0.0)) throw_singular(joint);
       const double Dinv = 1.0 / D;
       const math::Vector6 pA = ws.pA[i].vector();
@@ -101,6 +101,7 @@ void aba_impl(const Model& model, Workspace& ws, const double* q, const double* 
       math::Matrix6 D;
       D.topRows<3>().noalias() = Rt.transpose() * U.topRows<3>();
       D.bottomRows<3>().noalias() = Rt.transpose() * U.bottomRows<3>();
+      if (joint.armature != 0.0) D.diagonal().array() += joint.armature;
       // Only the Cholesky factor L (D = L Lᵀ) is kept, in ws.Dinv[i]: pass 3 solves with it.
       const Eigen::LLT<math::Matrix6> llt(D);
       if (llt.info() != Eigen::Success || !(D.diagonal().minCoeff() > 0.0)) throw_singular(joint);
@@ -122,7 +123,9 @@ void aba_impl(const Model& model, Workspace& ws, const double* q, const double* 
     const Matrix6x S = subspace(joint, ws.X_PB[i]);
     auto U = ws.U[i].leftCols(nv);
     U = IA * S;
-    const MatrixXx D = S.transpose() * U;
+    // D = Sᵀ I^A S + diag(armature): the joint's armature adds to its joint-space inertia.
+    MatrixXx D = S.transpose() * U;
+    if (joint.armature != 0.0) D.diagonal().array() += joint.armature;
     Eigen::LLT<MatrixXx> llt(D);
     if (llt.info() != Eigen::Success || !(D.diagonal().minCoeff() > 0.0)) throw_singular(joint);
     auto Dinv = ws.Dinv[i].topLeftCorner(nv, nv);

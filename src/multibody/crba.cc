@@ -38,6 +38,8 @@ const Eigen::MatrixXd& crba_from_joint_poses(const Model& model, Workspace& ws) 
       }
     }
   }
+  // Joint armature (rotor inertia in joint space): M += diag(armature).
+  if (model.has_armature()) M.diagonal() += model.armature();
   return M;
 }
 

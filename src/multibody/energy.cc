@@ -6,6 +6,7 @@ double kinetic_energy(const Model& model, Workspace& ws, const ConstVectorRef& q
   forward_kinematics(model, ws, q, v);
   double T = 0.0;
   for (int i = 1; i < model.num_bodies(); ++i) T += model.body(i).inertia.kinetic_energy(ws.V_B[i]);
+  if (model.has_armature()) T += 0.5 * v.dot(model.armature().cwiseProduct(v));  // ½ vᵀ diag(armature) v
   return T;
 }
 

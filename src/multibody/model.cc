@@ -152,6 +152,8 @@ int ModelBuilder::add_link(const std::string& name, const std::string& parent, c
                                 util::format_number(spec.limits.upper));
   if (!(spec.damping >= 0.0) || !std::isfinite(spec.damping))
     throw std::invalid_argument(ctx + ": damping must be finite and >= 0, got " + util::format_number(spec.damping));
+  if (!(spec.armature >= 0.0) || !std::isfinite(spec.armature))
+    throw std::invalid_argument(ctx + ": armature must be finite and >= 0, got " + util::format_number(spec.armature));
 
   const Frame parent_frame = model_.frames_[pit->second];
   const math::Transform X_BparentJ = parent_frame.X_BF * spec.X_PJ;  // joint frame in the parent BODY frame
@@ -177,6 +179,7 @@ int ModelBuilder::add_link(const std::string& name, const std::string& parent, c
   body.joint.limits = spec.limits;
   body.joint.damping = spec.damping;
   body.joint.friction = spec.friction;
+  body.joint.armature = spec.armature;
   body.joint.nq = joint_nq(spec.type);
   body.joint.nv = joint_nv(spec.type);
   body.joint.q_index = model_.nq_;
@@ -245,6 +248,12 @@ Model ModelBuilder::build() {
   for (Frame& f : m.frames_) f.body = new_index[f.body];
   for (auto& [name, index] : m.body_by_name_) index = new_index[index];
   for (auto& [name, index] : m.body_by_joint_) index = new_index[index];
+  m.armature_ = Eigen::VectorXd::Zero(m.nv_);
+  m.has_armature_ = false;
+  for (const Body& b : m.bodies_) {
+    if (b.joint.armature != 0.0) m.has_armature_ = true;
+    m.armature_.segment(b.joint.v_index, b.joint.nv).setConstant(b.joint.armature);
+  }
   Model out = std::move(model_);
   model_ = Model();
   return out;

@@ -35,6 +35,8 @@ void generalized_momentum(const Model& model, Workspace& ws, const ConstVectorRe
     double* p = ws.momentum.data() + joint.v_index;
     double* beta = ws.momentum_bias.data() + joint.v_index;
     joint_project(joint, ws.R_JB[i], h, p);                                   // p_i = S_iᵀ h_i
+    if (joint.armature != 0.0)  // + armature ⊙ v (p = M v with M's armature diagonal)
+      for (int k = 0; k < joint.nv; ++k) p[k] += joint.armature * v[joint.v_index + k];
     // β_i = Ṡ_iᵀ h_i − S_iᵀ (V_i ×* h_i) + S_iᵀ f_gravity,i
     joint_project(joint, ws.R_JB[i], ws.pA[i] - ws.V_B[i].cross(h), beta);
     if (joint.type == JointType::kFloating) {

@@ -31,6 +31,9 @@ void rnea_impl(const Model& model, Workspace& ws, const double* q, const double*
   for (int i = n - 1; i >= 1; --i) {
     const Body& body = bodies[i];
     joint_project(body.joint, ws.R_JB[i], ws.F_B[i], tau + body.joint.v_index);  // τ_i = S_iᵀ f_i
+    // Joint armature: τ_i += armature_i v̇_i (the diagonal term it adds to M).
+    if (body.joint.armature != 0.0)
+      for (int k = 0; k < body.joint.nv; ++k) tau[body.joint.v_index + k] += body.joint.armature * vdot[body.joint.v_index + k];
     if (body.parent > 0) ws.F_B[body.parent] += ws.X_PB[i].act(ws.F_B[i]);
   }
 }

@@ -110,6 +110,35 @@ TEST(CollisionWorldTest, SphereSphereNormalFromAIntoB) {
   }
 }
 
+TEST(CollisionWorldTest, ExcludedBodyPairsNeverCollide) {
+  // Three overlapping spheres on free bodies 1, 2, 3; the pair (3, 1) excluded (either order).
+  FreeBodies fb(3);
+  CollisionOptions options;
+  options.excluded_body_pairs = {{3, 1}};
+  CollisionWorld world(fb.model,
+                       {make_geometry("a", 1, Shape::Sphere(0.1)), make_geometry("b", 2, Shape::Sphere(0.1)),
+                        make_geometry("c", 3, Shape::Sphere(0.1))},
+                       options);
+  EXPECT_TRUE(world.can_collide(0, 1));
+  EXPECT_TRUE(world.can_collide(1, 2));
+  EXPECT_FALSE(world.can_collide(0, 2));
+  EXPECT_FALSE(world.can_collide(2, 0));
+  fb.set_pose(1, at(0, 0, 1));
+  fb.set_pose(2, at(0.15, 0, 1));
+  fb.set_pose(3, at(0.05, 0.05, 1));
+  fb.apply(world);
+  for (const auto& c : contacts_of(world)) EXPECT_FALSE(c.geometry_a == 0 && c.geometry_b == 2);
+  EXPECT_FALSE(contacts_of(world).empty());
+  // A body index outside the model is an error naming the pair.
+  options.excluded_body_pairs = {{1, 9}};
+  try {
+    CollisionWorld bad(fb.model, {make_geometry("a", 1, Shape::Sphere(0.1))}, options);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("(1, 9)"), std::string::npos) << e.what();
+  }
+}
+
 TEST(CollisionWorldTest, SphereSphereWithinMarginUsesDistance) {
   FreeBodies fb(2);
   CollisionWorld world(fb.model, {make_geometry("a", 1, Shape::Sphere(0.1)), make_geometry("b", 2, Shape::Sphere(0.2))});

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "coulomb/geometry/shape.h"
@@ -59,6 +60,10 @@ struct CollisionOptions {
   /// can travel in the step (CollisionWorld::set_speculative_margins). Off by default; see
   /// docs/contact.md for what it costs and gains.
   bool speculative = false;
+  /// Pairs of Model body indices whose geometries never collide (MJCF <contact><exclude> and
+  /// MuJoCo's parent–child filter across a chain of joints; order within a pair does not matter).
+  /// Indices must lie in [0, model.num_bodies()) (std::invalid_argument otherwise).
+  std::vector<std::pair<int, int>> excluded_body_pairs;
 };
 
 class CollisionWorld {
@@ -120,7 +125,7 @@ class CollisionWorld {
   /// the group/mask test fails; if both are on the same body (including world–world); if one
   /// body is the other's parent and the joint between them is not a floating joint (a free
   /// body still collides with the world); if both have the same robot id ≥ 0 and not both have
-  /// self_collision set; if both are static meshes or half-spaces (a mesh never collides with a
+  /// self_collision set; if their bodies are an options().excluded_body_pairs pair; if both are static meshes or half-spaces (a mesh never collides with a
   /// half-space or another mesh). Throws std::out_of_range for a bad index.
   bool can_collide(int a, int b) const;
 

@@ -51,6 +51,19 @@ using scene::SceneRobot;
 /// wraps UrdfError from robots.
 Scene load_scene(const std::string& path);
 
+/// Loads `path` as a scene, or runs a model file on its own, by the file's content
+/// (io::detect_model_file_kind, not its extension):
+///  - a YAML scene: load_scene(path);
+///  - an MJCF file (root <mujoco>): the scene `robots: [{mjcf: FILE}]`, plus a ground half-space
+///    (top at z = 0) unless the MJCF has a plane geom of its own; free joints float, the
+///    <option timestep gravity> apply;
+///  - a URDF file (root <robot>): `robots: [{urdf: FILE}]` (welded at the origin, the default of
+///    robots[].floating) on a ground half-space;
+///  - an SDFormat file (root <sdf>): SceneError "SDFormat support is not built in this version";
+///  - anything else (other XML, JSON, binary): SceneError naming the file and the formats read.
+/// Scene settings not given by the model file keep the scene defaults (docs/scene-format.md).
+Scene load_scene_or_model(const std::string& path);
+
 /// As load_scene, from YAML text; `source_name` stands for the file in messages and relative
 /// paths are resolved against `base_directory`.
 Scene parse_scene(const std::string& yaml, const std::string& source_name = "<string>",

@@ -6,7 +6,8 @@
 namespace coulomb::multibody {
 
 /// M(q), n_v × n_v, symmetric positive definite when every subtree has mass [kg, kg·m, kg·m²
-/// by coordinate type]. Writes and returns ws.M (both triangles); also fills ws.X_PB and
+/// by coordinate type], joint armature included (M += diag(Model::armature()), as MuJoCo's
+/// dof_armature). Writes and returns ws.M (both triangles); also fills ws.X_PB and
 /// ws.Ic_B (composite inertias), ws.R_JB. Entries between different trees (and between
 /// different branches of one tree) are zero: crba never writes them and relies on the Workspace
 /// constructor having zeroed them, so code outside crba must not write ws.M. No allocation.

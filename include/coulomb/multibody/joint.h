@@ -55,6 +55,11 @@ struct Joint {
   JointLimits limits;
   double damping = 0.0;   ///< viscous damping [N·m·s/rad or N·s/m] (URDF <dynamics damping>)
   double friction = 0.0;  ///< Coulomb friction [N·m or N] (URDF <dynamics friction>), recorded only
+  /// Armature [kg·m² or kg] (MJCF <joint armature>): a rotor inertia added to the diagonal of the
+  /// mass matrix on each of the joint's nv velocity coordinates (M += diag(armature), as MuJoCo's
+  /// dof_armature). crba, rnea (τ += armature ⊙ v̇), aba, generalized_momentum and
+  /// kinetic_energy include it. 0 for URDF joints.
+  double armature = 0.0;
   /// Revolute joints: R_PJ [a]× and R_PJ [a]×², precomputed by ModelBuilder so that
   /// R_PB(q) = R_PJ + sin q · R_PJ_axis_skew + (1 − cos q) · R_PJ_axis_skew2 (Rodrigues).
   math::Matrix3 R_PJ_axis_skew = math::Matrix3::Zero();

@@ -82,6 +82,11 @@ class Model {
   Eigen::VectorXd neutral_configuration() const;
   /// Joint damping coefficients per velocity coordinate (0 for floating joints). n_v.
   Eigen::VectorXd damping() const;
+  /// Joint armature per velocity coordinate (Joint::armature repeated over the joint's nv
+  /// coordinates; a floating joint's applies to all 6) [kg·m² or kg]. n_v.
+  const Eigen::VectorXd& armature() const { return armature_; }
+  /// True when some joint has a non-zero armature.
+  bool has_armature() const { return has_armature_; }
 
   /// Throws std::invalid_argument naming the coordinate if q has the wrong size, a non-finite
   /// entry, or a floating-joint quaternion of norm 0.
@@ -107,6 +112,8 @@ class Model {
   std::vector<std::string> dof_names_, position_names_;
   math::Vector3 gravity_{0.0, 0.0, -9.81};
   double total_mass_ = 0.0;
+  Eigen::VectorXd armature_;  // n_v, filled by ModelBuilder::build
+  bool has_armature_ = false;
   int nq_ = 0, nv_ = 0;
 };
 
@@ -119,6 +126,7 @@ struct JointSpec {
   JointLimits limits;
   double damping = 0.0;
   double friction = 0.0;
+  double armature = 0.0;  ///< [kg·m² or kg] ≥ 0, see Joint::armature
 };
 
 /// Throws std::invalid_argument (message starts with `context`) unless mass ≥ 0, everything is

@@ -8,7 +8,8 @@
 namespace coulomb::multibody {
 
 /// τ = M(q) v̇ + C(q,v) v + ∂V/∂q(q): joint forces [N·m or N] that produce the accelerations
-/// vdot under gravity model.gravity(). q: n_q, v: n_v, vdot: n_v. Writes and returns ws.tau
+/// vdot under gravity model.gravity(), joint armature included (τ += armature ⊙ vdot, the
+/// diagonal crba adds to M). q: n_q, v: n_v, vdot: n_v. Writes and returns ws.tau
 /// (n_v); also fills ws.X_PB, ws.R_JB, ws.V_B, ws.A_gravity_B, ws.F_B. Joint damping is not
 /// included (it is a force law, see Model::damping()). No allocation.
 const Eigen::VectorXd& rnea(const Model& model, Workspace& ws, const ConstVectorRef& q, const ConstVectorRef& v,
