@@ -1142,6 +1142,12 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
         case UrdfCollision::Type::kCylinder:
           shape = geometry::Shape::Cylinder(uc.radius, uc.length);
           break;
+        case UrdfCollision::Type::kCapsule:  // SDF robots
+          shape = geometry::Shape::Capsule(uc.radius, uc.length);
+          break;
+        case UrdfCollision::Type::kPlane:  // SDF robots: the half-space below the plane (z of X_LG = normal)
+          shape = geometry::Shape::HalfSpace();
+          break;
         case UrdfCollision::Type::kMesh:
           // The mesh's convex hull (geometry/mesh_loader.h). A file that cannot be found was
           // already reported by the URDF loader and is skipped; one that cannot become a hull
@@ -1159,7 +1165,8 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
           }
           break;
       }
-      if (!(shape.radius > 0.0) && uc.type != UrdfCollision::Type::kBox && uc.type != UrdfCollision::Type::kMesh) {
+      if (!(shape.radius > 0.0) && uc.type != UrdfCollision::Type::kBox && uc.type != UrdfCollision::Type::kMesh &&
+          uc.type != UrdfCollision::Type::kPlane) {
         robot.warnings.push_back(r.where(m.node()) + ": " + m.path() + ": collision " + in_quotes(label) +
                                  " has a zero dimension, skipped");
         continue;
