@@ -239,12 +239,17 @@ void check_numbers(const TiXmlElement* parent, const std::string& file) {
       const char* text = e->GetText();
       std::istringstream tokens{std::string(text ? text : "")};
       std::string token;
+      bool all_zero = true;
       while (tokens >> token) {
         double x = 0.0;
         if (!parse_number(token, x))
           fail(file, e->Row(), describe_element(e) + " is not a number: " + in_quotes(text));
         if (!std::isfinite(x)) fail(file, e->Row(), describe_element(e) + " is not finite: " + in_quotes(text));
+        all_zero = all_zero && x == 0.0;
       }
+      // libsdformat rejects it too, without saying where.
+      if (tag == "xyz" && all_zero && (std::strcmp(parent->Value(), "axis") == 0 || std::strcmp(parent->Value(), "axis2") == 0))
+        fail(file, e->Row(), describe_element(e) + " is the zero vector: " + in_quotes(text ? text : ""));
     }
     check_numbers(e, file);
   }
@@ -308,7 +313,7 @@ class ModelAdder {
   math::SpatialInertia link_inertia(const sdf::Link& link, const std::string& desc) const;
   JointSpec joint_spec(const sdf::Joint& joint, const std::string& desc, JointType type) const;
   void record_geometry(const sdf::Link& link, const std::string& frame, const std::string& desc,
-                       const Transform& X_frame_link);
+                       const Transform& X_frame_link, SdfModelAttachment& ma);
   void add_link(const std::string& name, const std::string& parent, const JointSpec& spec,
                 const math::SpatialInertia& inertia, const Origin& o) {
     if (builder_.has_link(name))
@@ -415,7 +420,7 @@ JointSpec ModelAdder::joint_spec(const sdf::Joint& joint, const std::string& des
 }
 
 void ModelAdder::record_geometry(const sdf::Link& link, const std::string& frame, const std::string& desc,
-                                 const Transform& X_frame_link) {
+                                 const Transform& X_frame_link, SdfModelAttachment& ma) {
   for (uint64_t k = 0; k < link.CollisionCount(); ++k) {
     const sdf::Collision& c = *link.CollisionByIndex(k);
     const Origin o = origin(c.Element());
@@ -484,7 +489,7 @@ void ModelAdder::record_geometry(const sdf::Link& link, const std::string& frame
         fail(o.file, o.line, cdesc + ": this collision geometry type is not supported (supported: box, sphere, "
                                      "cylinder, capsule, mesh, plane)");
     }
-    out_.collisions.push_back(std::move(uc));
+    ma.collisions.push_back(std::move(uc));
   }
   bool colored = false;
   for (uint64_t k = 0; k < link.VisualCount(); ++k) {
@@ -506,7 +511,7 @@ void ModelAdder::record_geometry(const sdf::Link& link, const std::string& frame
         UrdfColor color;
         color.link = frame;
         std::copy(uv.rgba, uv.rgba + 4, color.rgba);
-        out_.colors.push_back(color);
+        ma.colors.push_back(color);
         colored = true;
       }
     }
@@ -551,7 +556,7 @@ void ModelAdder::record_geometry(const sdf::Link& link, const std::string& frame
           keep = false;
       }
     }
-    if (keep) out_.visuals.push_back(std::move(uv));
+    if (keep) ma.visuals.push_back(std::move(uv));
   }
 }
 
@@ -670,7 +675,9 @@ void ModelAdder::add(const sdf::Model& model, const std::string& prefix, const T
     const sdf::Link& link = *model.LinkByIndex(l);
     const std::string ldesc = mdesc + " link " + in_quotes(link.Name());
     const Origin lo = origin(link.Element());
-    const math::SpatialInertia I_L = link_inertia(link, ldesc);
+    // A static model does not move: its links' inertias (SDF's 1 kg default included) play no part.
+    math::SpatialInertia I_L = link_inertia(link, ldesc);
+    if (ma.is_static) I_L = math::SpatialInertia::Zero();
     JointSpec spec;
     std::string jname;
     if (jinfo != nullptr) {
@@ -688,7 +695,7 @@ void ModelAdder::add(const sdf::Model& model, const std::string& prefix, const T
       spec.X_PJ = type == JointType::kFixed ? X_WorP_J * X_JL : X_WorP_J;
       add_link(name, parent_frame, spec, I_L, jo);
       frame_name[link.Name()] = name;
-      record_geometry(link, name, ldesc, Transform::Identity());
+      record_geometry(link, name, ldesc, Transform::Identity(), ma);
     } else {
       // The body sits at the joint frame; the link is a frame of it.
       const std::string body = name + "::" + (jinfo ? jinfo->joint->Name() : std::string("root"));
@@ -699,7 +706,7 @@ void ModelAdder::add(const sdf::Model& model, const std::string& prefix, const T
         fail(lo.file, lo.line, e.what());
       }
       frame_name[link.Name()] = name;
-      record_geometry(link, name, ldesc, Transform::Identity());
+      record_geometry(link, name, ldesc, Transform::Identity(), ma);
     }
     if (jinfo != nullptr) ma.joints.push_back(jname);
   };
@@ -774,6 +781,9 @@ void ModelAdder::add(const sdf::Model& model, const std::string& prefix, const T
     stack.insert(stack.end(), children[c].rbegin(), children[c].rend());
   }
   out_.joints.insert(out_.joints.end(), ma.joints.begin(), ma.joints.end());
+  out_.collisions.insert(out_.collisions.end(), ma.collisions.begin(), ma.collisions.end());
+  out_.colors.insert(out_.colors.end(), ma.colors.begin(), ma.colors.end());
+  out_.visuals.insert(out_.visuals.end(), ma.visuals.begin(), ma.visuals.end());
   out_.models.push_back(std::move(ma));
 }
 
@@ -837,6 +847,7 @@ SdfAttachment add_sdf(multibody::ModelBuilder& builder, const std::string& path,
       fail(path, 0, "the file has " + std::to_string(root.WorldCount()) + " <world>s; coulomb loads one");
     const sdf::World& world = *root.WorldByIndex(0);
     out.name = world.Name();
+    out.is_world = true;
     out.gravity = to_vector(world.Gravity());
     for (uint64_t k = 0; k < world.ModelCount(); ++k) {
       const sdf::Model& model = *world.ModelByIndex(k);

@@ -54,12 +54,16 @@ struct SdfModelAttachment {
   std::string floating_joint;
   math::Transform X_W_root;    ///< pose of the root link in the world, from the file (and X_W_file)
   std::vector<std::string> joints;  ///< prefixed joint names (fixed included), depth-first from the root
+  std::vector<UrdfCollision> collisions;  ///< this model's (also in SdfAttachment::collisions)
+  std::vector<UrdfColor> colors;          ///< this model's
+  std::vector<UrdfVisual> visuals;        ///< this model's
 };
 
 /// What add_sdf added. Link names in the geometry records are prefixed; a static model's links
 /// are frames fused into the world body.
 struct SdfAttachment {
   std::string name;  ///< <world name>, or the <model name> of a model file
+  bool is_world = false;  ///< the file's root is a <world>
   std::vector<SdfModelAttachment> models;  ///< in file order (<include>s where they appear)
   std::vector<std::string> joints;         ///< every model's joints, model by model
   /// <collision> elements: box, sphere, cylinder, capsule, mesh (resolved mesh_path), plane
