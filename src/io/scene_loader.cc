@@ -831,7 +831,7 @@ bool sibling_joint(const RobotSpec& rs, const std::string& key) {
 /// prefix is added) or already prefixed. Returns the Model body index of a 1-dof joint; fails
 /// naming the key otherwise.
 int robot_joint(const Reader& r, const RobotSpec& rs, const multibody::Model& model, const Entry& e,
-                const std::string& path) {
+                const std::string& path, bool allow_ball = false) {
   auto is_robot_joint = [&](const std::string& name) {
     return std::find(rs.attachment.joints.begin(), rs.attachment.joints.end(), name) != rs.attachment.joints.end();
   };
@@ -850,6 +850,7 @@ int robot_joint(const Reader& r, const RobotSpec& rs, const multibody::Model& mo
   const int b = model.joint_body(name);
   if (b < 1)
     r.fail(e.key_node, path + "." + e.key, "joint " + in_quotes(e.key) + " is a fixed joint (it has no coordinate)");
+  if (allow_ball && model.body(b).joint.type == JointType::kBall) return b;
   if (model.body(b).joint.nv != 1)
     r.fail(e.key_node, path + "." + e.key,
            "joint " + in_quotes(e.key) + " is a " + multibody::joint_type_name(model.body(b).joint.type) +
@@ -1162,7 +1163,22 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
       const Map jm(r, m.value(key), m.child(key), {});
       for (const Entry& e : jm.entries()) {
         if (sibling_joint(rs, e.key)) continue;
-        const multibody::Joint& j = model.body(robot_joint(r, rs, model, e, jm.path())).joint;
+        const multibody::Joint& j = model.body(robot_joint(r, rs, model, e, jm.path(), true)).joint;
+        if (j.type == JointType::kBall) {
+          // A ball joint: its quaternion [w, x, y, z] (normalized; not zero) or its angular
+          // velocity [wx, wy, wz] (rad/s, in the joint frame).
+          if (std::strcmp(key, "joint_positions") == 0) {
+            const std::vector<double> quat = numbers(r, e.value, jm.child(e.key), 4);
+            const Eigen::Vector4d qv(quat[0], quat[1], quat[2], quat[3]);
+            if (!(qv.norm() > 1e-12))
+              r.fail(e.value, jm.child(e.key), "the quaternion [w, x, y, z] of ball joint " + in_quotes(e.key) + " is zero");
+            scene.q0.segment<4>(j.q_index) = qv.normalized();
+          } else {
+            const std::vector<double> w = numbers(r, e.value, jm.child(e.key), 3);
+            scene.v0.segment<3>(j.v_index) = Vector3(w[0], w[1], w[2]);
+          }
+          continue;
+        }
         const double x = number(r, e.value, jm.child(e.key));
         if (std::strcmp(key, "joint_positions") == 0) {
           scene.q0[j.q_index] = x;

@@ -723,7 +723,7 @@ void ModelAdder::add(const sdf::Model& model, const std::string& prefix, const T
       case sdf::JointType::FIXED:
         return JointType::kFixed;
       case sdf::JointType::BALL:
-        fail(j.origin.file, j.origin.line, jdesc + ": joint type 'ball' is not supported yet");
+        return JointType::kBall;
       case sdf::JointType::GEARBOX:
       case sdf::JointType::REVOLUTE2:
       case sdf::JointType::SCREW:
