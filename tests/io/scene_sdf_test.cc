@@ -150,6 +150,31 @@ TEST(SceneSdfTest, FloatingWeldedPoseAndPrefix) {
   }
 }
 
+TEST(SceneSdfTest, BallJointInitialState) {
+  const std::string file = kSdfData + "/ball_pendulum.sdf";
+  const Scene scene = parse_scene("robots:\n  - sdf: '" + file +
+                                  "'\n    joint_positions: {pivot: [2, 0, 0, 2]}\n    joint_velocities: {pivot: [0.1, 0.2, 0.3]}\n");
+  const multibody::Joint& j = scene.model.body(scene.model.joint_body("pivot")).joint;
+  // The quaternion is normalized: [2, 0, 0, 2] / √8 (90° about z).
+  EXPECT_NEAR(scene.q0[j.q_index], std::sqrt(0.5), 1e-15);
+  EXPECT_NEAR(scene.q0[j.q_index + 3], std::sqrt(0.5), 1e-15);
+  EXPECT_EQ(scene.v0.segment<3>(j.v_index), Vector3(0.1, 0.2, 0.3));
+  try {
+    parse_scene("robots:\n  - sdf: '" + file + "'\n    joint_positions: {pivot: 0.3}\n", "s.yaml");
+    FAIL() << "expected SceneError";
+  } catch (const SceneError& e) {
+    EXPECT_NE(std::string(e.what()).find("s.yaml:3: robots[0].joint_positions.pivot: expected a list of 4 numbers"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    parse_scene("robots:\n  - sdf: '" + file + "'\n    joint_positions: {pivot: [0, 0, 0, 0]}\n", "s.yaml");
+    FAIL() << "expected SceneError";
+  } catch (const SceneError& e) {
+    EXPECT_NE(std::string(e.what()).find("is zero"), std::string::npos) << e.what();
+  }
+}
+
 TEST(SceneSdfTest, SdfErrorsAreWrappedWithTheirFileAndLine) {
   const std::string bad = std::string(COULOMB_TEST_DATA_DIR) + "/bad_sdf/negative_mass.sdf";
   try {

@@ -453,6 +453,29 @@ TEST(SdfLoaderTest, PrefixWeldedAndFloatingOptions) {
   }
 }
 
+TEST(SdfLoaderTest, BallJointIsASphericalJoint) {
+  // The joint frame is 0.8 m above the bob's origin (its <pose> is in the child's frame): the
+  // body sits at the joint, the bob's frame 0.8 m below it.
+  const SdfModel loaded = load_sdf(kSdfData + "/ball_pendulum.sdf");
+  const Model& model = loaded.model;
+  ASSERT_EQ(model.nq(), 4);
+  ASSERT_EQ(model.nv(), 3);
+  const int b = model.joint_body("pivot");
+  const multibody::Joint& j = model.body(b).joint;
+  EXPECT_EQ(j.type, JointType::kBall);
+  expect_near(j.X_PJ.p, Vector3(0, 0, 2), 1e-15, "pivot");
+  expect_near(model.frame(model.frame_index("bob")).X_BF.p, Vector3(0, 0, -0.8), 1e-15, "bob frame");
+  EXPECT_EQ(loaded.attachment.models[0].root_link, "world");
+  // Conical pendulum from the file's numbers: tilted by θ and spinning about the vertical at
+  // ω² = g / (L cos θ), it precesses steadily (zero acceleration; spherical bob inertia).
+  const double L = 0.8, g = 9.81, theta = 0.4, omega = std::sqrt(g / (L * std::cos(theta)));
+  Eigen::VectorXd q(4), v(3);
+  q << std::cos(theta / 2), std::sin(theta / 2), 0, 0;
+  v << 0, 0, omega;
+  multibody::Workspace ws(model);
+  EXPECT_LE(multibody::aba(model, ws, q, v, Eigen::VectorXd::Zero(3)).norm(), 1e-12);
+}
+
 TEST(SdfLoaderTest, IsSdfFileLooksAtTheRootElement) {
   EXPECT_TRUE(is_sdf_file(kSdfData + "/worlds/two_models.sdf"));
   EXPECT_TRUE(is_sdf_file(kSdfData + "/models/box_bot/model.sdf"));
