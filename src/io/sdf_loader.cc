@@ -152,7 +152,13 @@ std::string describe_xml_path(const std::string& xml_path) {
     const std::string element = describe_xml_path(*primary->XmlPath());
     if (!element.empty()) message = element + ": ";
   }
-  message += primary->Message();
+  std::string text = primary->Message();
+  // An unrecognized element: libsdformat's text goes on to say it copies the element, which
+  // it does not do here (unrecognized elements are errors).
+  if (const auto copying = text.find(" Copying["); copying != std::string::npos &&
+                                                   text.find("not defined in SDF") != std::string::npos)
+    text = text.substr(0, copying) + " (an element the SDF specification does not define: misspelled?)";
+  message += text;
   // Keep libsdformat's own phrasing but drop its trailing newline.
   while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
   const size_t more = errors.size() - 1;

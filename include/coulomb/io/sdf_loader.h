@@ -110,8 +110,8 @@ struct SdfAttachment {
 SdfAttachment add_sdf(multibody::ModelBuilder& builder, const std::string& path,
                       const SdfAttachOptions& options = {});
 
-/// A Model of its own from an SDF file (add_sdf into a fresh builder named after the world or
-/// model), with the initial configuration the file gives (floating roots at their poses).
+/// A Model of its own from an SDF file (add_sdf into a fresh builder named after the file's
+/// stem), with the initial configuration the file gives (floating roots at their poses).
 struct SdfModel {
   multibody::Model model;
   Eigen::VectorXd q0;  ///< n_q: neutral, floating joints at SdfModelAttachment::X_W_root
