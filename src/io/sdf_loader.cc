@@ -157,7 +157,7 @@ std::string describe_xml_path(const std::string& xml_path) {
   // it does not do here (unrecognized elements are errors).
   if (const auto copying = text.find(" Copying["); copying != std::string::npos &&
                                                    text.find("not defined in SDF") != std::string::npos)
-    text = text.substr(0, copying) + " (an element the SDF specification does not define: misspelled?)";
+    text = text.substr(0, copying) + " Unrecognized elements are errors here (misspelled?).";
   message += text;
   // Keep libsdformat's own phrasing but drop its trailing newline.
   while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
