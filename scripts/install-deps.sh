@@ -16,6 +16,8 @@ PACKAGES=(
   libfcl-dev libccd-dev libsuitesparse-dev
   # collision meshes: assimp reads the files, Qhull builds their convex hulls
   libassimp-dev libqhull-dev
+  # SDFormat models and worlds (libsdformat 12)
+  libsdformat-dev
   # tests, oracles and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libmujoco-dev libmujoco-samples libqhull-dev coinor-libipopt-dev
   # CVODE (BDF reference of the lstable elastic-foundation test and bench)

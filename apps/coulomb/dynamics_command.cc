@@ -127,11 +127,12 @@ int run_dynamics(const DynamicsOptions& opt) {
   if (model.nq() != model.nv()) {
     std::cout << "floating-joint positions (q):\n";
     for (const multibody::Body& body : model.bodies()) {
-      if (body.joint.type != multibody::JointType::kFloating) continue;
-      for (int k = 0; k < 7; ++k) {
+      if (body.joint.type != multibody::JointType::kFloating && body.joint.type != multibody::JointType::kBall) continue;
+      const bool ball = body.joint.type == multibody::JointType::kBall;
+      for (int k = 0; k < body.joint.nq; ++k) {
         const int i = body.joint.q_index + k;
         std::cout << "  " << std::left << std::setw(24) << model.position_names()[i] << std::right << num(q[i])
-                  << (k < 3 ? "  m" : "") << "\n";
+                  << (!ball && k < 3 ? "  m" : "") << "\n";
       }
     }
     std::cout << "\n";

@@ -143,6 +143,12 @@ std::vector<geometry::Geometry> urdf_geometries(const io::UrdfModel& urdf, const
         warnings.push_back(path + ": collision '" + label + "' is a mesh ('" + uc.mesh_filename +
                            "'); meshes are not supported as collision geometry yet, skipped");
         continue;
+      case io::UrdfCollision::Type::kCapsule:  // SDF only; a URDF has none
+        g.shape = geometry::Shape::Capsule(uc.radius, uc.length);
+        break;
+      case io::UrdfCollision::Type::kPlane:
+        g.shape = geometry::Shape::HalfSpace();
+        break;
     }
     try {
       g.shape.validate(label);

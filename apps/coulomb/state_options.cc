@@ -88,6 +88,8 @@ std::vector<DofInfo> dof_info(const multibody::Model& model) {
     if (j.nv == 0) continue;
     if (j.type == multibody::JointType::kFloating) {
       for (int k = 0; k < 6; ++k) info[j.v_index + k] = {-1, k < 3 ? "rad" : "m"};
+    } else if (j.type == multibody::JointType::kBall) {
+      for (int k = 0; k < 3; ++k) info[j.v_index + k] = {-1, "rad"};
     } else {
       info[j.v_index] = {j.q_index, j.type == multibody::JointType::kPrismatic ? "m" : "rad"};
     }

@@ -33,6 +33,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "coulomb/io/mjcf_loader.h"
+#include "coulomb/io/sdf_loader.h"
 #include "coulomb/io/urdf_loader.h"
 #include "coulomb/multibody/forward_kinematics.h"
 #include "coulomb/scene/placement.h"
@@ -664,8 +665,17 @@ SpringSpec read_spring(const Reader& r, const YAML::Node& node, const std::strin
 struct RobotSpec {
   std::string name;  // "" for the first unnamed robot
   std::string prefix;
-  std::string urdf_path;
-  bool floating = false;
+  std::string urdf_path;  // the URDF or SDF file
+  bool floating = false;  // some model of it is attached by a floating joint
+  /// Its floating joints and their initial poses: the URDF's root_joint at X_WR, or every free
+  /// model of an SDF file at its pose in the file moved by X_WR.
+  std::vector<std::pair<std::string, Transform>> floating_bases;
+  std::optional<Vector3> sdf_gravity;  // an SDF <world>'s <gravity>
+  bool is_sdf = false;                 // one model of a robots[].sdf entry (split_sdf_robot)
+  /// robots[].sdf: the file's models (split_sdf_robot makes each its own robot) and the joints of
+  /// all of them (a joint key of the entry names one of these).
+  std::vector<SdfModelAttachment> sdf_models;
+  std::vector<std::string> entry_joints;
   Transform X_WR;
   Vector3 v_W = Vector3::Zero(), w_W = Vector3::Zero();
   bool self_collision = false;
@@ -678,12 +688,64 @@ struct RobotSpec {
   std::optional<Map> map;  // the robot's mapping, for pass 2
 };
 
+/// robots[].sdf: every <model> of the SDF file (one model, or the models and includes of a
+/// <world>) is added as a tree; the entry's keys apply to all of them. `floating` absent keeps
+/// the file's own attachment (a static model welded, a model jointed to the world hanging from
+/// it, any other free), true frees every non-static model, false welds every model. The pose
+/// (position, rpy/quaternion) moves the whole file. The robot's prefix comes first, then
+/// "MODEL/" for the models of a world.
+RobotSpec read_sdf_robot(const Reader& r, RobotSpec rs, const std::string& base_directory,
+                         multibody::ModelBuilder& builder) {
+  const Map& m = *rs.map;
+  if (m.has("urdf")) m.fail("sdf", "give either `urdf` or `sdf`, not both");
+  const std::string uri = m.string("sdf");
+  rs.urdf_path = resolve_model_file(uri, base_directory);
+  if (rs.urdf_path.empty())
+    m.fail("sdf", "SDF file " + in_quotes(uri) + " not found (looked relative to " + in_quotes(base_directory) +
+                      ", then along COULOMB_MODEL_PATH)");
+  SdfAttachOptions options;
+  if (m.has("floating"))
+    options.base = m.boolean("floating", false) ? SdfAttachOptions::Base::kFloating : SdfAttachOptions::Base::kWelded;
+  options.prefix = rs.prefix;
+  rs.X_WR = read_pose(r, m);
+  options.X_W_file = rs.X_WR;
+  SdfAttachment sdf;
+  try {
+    sdf = add_sdf(builder, rs.urdf_path, options);
+  } catch (const SdfError& e) {
+    m.fail("sdf", e.what());
+  }
+  for (const SdfModelAttachment& model : sdf.models)
+    if (!model.floating_joint.empty()) rs.floating_bases.emplace_back(model.floating_joint, model.X_W_root);
+  rs.floating = !rs.floating_bases.empty();
+  for (const char* key : {"linear_velocity", "angular_velocity"})
+    if (!rs.floating && m.has(key))
+      r.fail(m.find(key)->key_node, m.child(key), "only a floating robot has a base velocity (no model of " +
+                                                      in_quotes(uri) + " is free; set floating: true)");
+  rs.v_W = m.vector3("linear_velocity", Vector3::Zero());
+  rs.w_W = m.vector3("angular_velocity", Vector3::Zero());
+  rs.self_collision = m.boolean("self_collision", false);
+  rs.place_on_ground = m.boolean("place_on_ground", false);
+  if (rs.place_on_ground && !rs.floating)
+    m.fail("place_on_ground", "no model of " + in_quotes(uri) + " is free (set floating: true)");
+  rs.filter = read_filter(r, m);
+  rs.material = read_material(r, m);
+  rs.rgba = read_color(r, m);
+  if (sdf.is_world) rs.sdf_gravity = sdf.gravity;
+  rs.attachment.robot_name = sdf.name;
+  rs.attachment.warnings = std::move(sdf.warnings);
+  rs.attachment.notes = std::move(sdf.notes);
+  rs.entry_joints = std::move(sdf.joints);
+  rs.sdf_models = std::move(sdf.models);
+  return rs;
+}
+
 RobotSpec read_robot(const Reader& r, const YAML::Node& node, const std::string& path, int index,
                      bool& unnamed_taken, std::set<std::string>& robot_names, const std::string& base_directory,
                      multibody::ModelBuilder& builder) {
   RobotSpec rs;
   rs.map.emplace(r, node, path,
-                 std::initializer_list<const char*>{"name", "urdf", "mjcf", "floating", "position", "rpy", "quaternion",
+                 std::initializer_list<const char*>{"name", "urdf", "mjcf", "sdf", "floating", "position", "rpy", "quaternion",
                                                     "linear_velocity", "angular_velocity", "joint_positions",
                                                     "joint_velocities", "actuators", "springs", "self_collision",
                                                     "collision_group", "collision_mask", "contact", "color",
@@ -702,7 +764,13 @@ RobotSpec read_robot(const Reader& r, const YAML::Node& node, const std::string&
     m.fail("name", "duplicate robot name " + in_quotes(rs.name));
   rs.prefix = rs.name.empty() ? "" : rs.name + "/";
 
-  if (m.has("urdf") && m.has("mjcf")) m.fail("mjcf", "a robot has either 'urdf' or 'mjcf', not both");
+  {
+    int files = 0;
+    for (const char* key : {"urdf", "mjcf", "sdf"}) files += m.has(key) ? 1 : 0;
+    if (files > 1) m.fail(m.has("sdf") ? "sdf" : "mjcf", "a robot has one of 'urdf', 'mjcf' and 'sdf', not several");
+  }
+  // robots[].sdf: an SDFormat model or world (read_sdf_robot); otherwise a URDF or an MJCF.
+  if (m.has("sdf")) return read_sdf_robot(r, std::move(rs), base_directory, builder);
   const bool is_mjcf = m.has("mjcf");
   const char* file_key = is_mjcf ? "mjcf" : "urdf";
   const std::string uri = m.string(file_key);
@@ -767,14 +835,63 @@ RobotSpec read_robot(const Reader& r, const YAML::Node& node, const std::string&
   } catch (const UrdfError& e) {
     m.fail("urdf", e.what());
   }
+  if (rs.floating) rs.floating_bases.emplace_back(rs.attachment.floating_joint, rs.X_WR);
   return rs;
+}
+
+/// An SDF entry becomes one robot per <model> (so that its models collide with each other, as
+/// separate robots do, and each free model has its own base); the entry's keys apply to each.
+/// Its joint keys keep naming joints relative to the entry's prefix (rs.prefix). A URDF entry
+/// is passed on as it is.
+void split_sdf_robot(RobotSpec rs, std::vector<RobotSpec>& robots) {
+  if (rs.sdf_models.empty()) {
+    robots.push_back(std::move(rs));
+    return;
+  }
+  std::vector<SdfModelAttachment> models = std::move(rs.sdf_models);
+  for (size_t k = 0; k < models.size(); ++k) {
+    SdfModelAttachment& model = models[k];
+    RobotSpec one = rs;
+    one.is_sdf = true;
+    // The robot's name: its prefix without the trailing '/' ("" for a lone unnamed model file).
+    one.name = model.prefix.empty() ? "" : model.prefix.substr(0, model.prefix.size() - 1);
+    one.floating_bases.clear();
+    if (!model.floating_joint.empty()) one.floating_bases.emplace_back(model.floating_joint, model.X_W_root);
+    one.floating = !one.floating_bases.empty();
+    one.place_on_ground = rs.place_on_ground && one.floating;
+    if (k > 0) one.sdf_gravity.reset();  // warned once
+    UrdfAttachment& a = one.attachment;
+    a.robot_name = model.name;
+    a.root_link = model.root_link;
+    a.floating_joint = model.floating_joint;
+    a.joints = std::move(model.joints);
+    a.collisions = std::move(model.collisions);
+    a.colors = std::move(model.colors);
+    a.visuals = std::move(model.visuals);
+    if (k > 0) {
+      a.warnings.clear();
+      a.notes.clear();
+    }
+    robots.push_back(std::move(one));
+  }
+}
+
+/// True when `key` of a joint map names a joint of another model of the robot's SDF entry
+/// (that model's robot reads it).
+bool sibling_joint(const RobotSpec& rs, const std::string& key) {
+  auto in = [&](const std::vector<std::string>& joints, const std::string& name) {
+    return std::find(joints.begin(), joints.end(), name) != joints.end();
+  };
+  for (const std::string& name : {rs.prefix + key, key})
+    if (!in(rs.attachment.joints, name) && in(rs.entry_joints, name)) return true;
+  return false;
 }
 
 /// Looks up a joint named in a robot's joint map: KEY as written in the URDF (the robot's
 /// prefix is added) or already prefixed. Returns the Model body index of a 1-dof joint; fails
 /// naming the key otherwise.
 int robot_joint(const Reader& r, const RobotSpec& rs, const multibody::Model& model, const Entry& e,
-                const std::string& path) {
+                const std::string& path, bool allow_ball = false) {
   auto is_robot_joint = [&](const std::string& name) {
     return std::find(rs.attachment.joints.begin(), rs.attachment.joints.end(), name) != rs.attachment.joints.end();
   };
@@ -793,6 +910,7 @@ int robot_joint(const Reader& r, const RobotSpec& rs, const multibody::Model& mo
   const int b = model.joint_body(name);
   if (b < 1)
     r.fail(e.key_node, path + "." + e.key, "joint " + in_quotes(e.key) + " is a fixed joint (it has no coordinate)");
+  if (allow_ball && model.body(b).joint.type == JointType::kBall) return b;
   if (model.body(b).joint.nv != 1)
     r.fail(e.key_node, path + "." + e.key,
            "joint " + in_quotes(e.key) + " is a " + multibody::joint_type_name(model.body(b).joint.type) +
@@ -1134,8 +1252,9 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
     bool unnamed_taken = false;
     std::set<std::string> robot_names;
     for (size_t k = 0; k < list.size(); ++k)
-      robots.push_back(read_robot(r, list[k], "robots[" + std::to_string(k) + "]", static_cast<int>(k),
-                                  unnamed_taken, robot_names, base_directory, builder));
+      split_sdf_robot(read_robot(r, list[k], "robots[" + std::to_string(k) + "]", static_cast<int>(k), unnamed_taken,
+                                 robot_names, base_directory, builder),
+                      robots);
   }
 
   // An MJCF's <option timestep gravity> where the scene sets none (the first MJCF robot's).
@@ -1197,7 +1316,7 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
     robot.root_link = rs.attachment.root_link;
     robot.robot_name = rs.attachment.robot_name;
     robot.joints = rs.attachment.joints;
-    robot.model_format = rs.mjcf ? "mjcf" : "urdf";
+    robot.model_format = rs.mjcf ? "mjcf" : rs.is_sdf ? "sdf" : "urdf";
     if (rs.mjcf) {
       // MuJoCo's qpos0: free bodies where the file puts them (moved by the robot's pose), the
       // root free joint with the robot's velocities; hinge and slide joints at their `ref`.
@@ -1212,10 +1331,16 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
         }
       }
       if (rs.floating) robot.root_body = model.joint_body(rs.attachment.floating_joint);
-    } else if (rs.floating) {
-      robot.root_body = model.joint_body(rs.attachment.floating_joint);
-      set_floating_state(model, rs.attachment.floating_joint, rs.X_WR, rs.v_W, rs.w_W, scene.q0, scene.v0);
+    } else {
+      if (rs.floating) robot.root_body = model.joint_body(rs.attachment.floating_joint);
+      for (const auto& [joint, X_WB] : rs.floating_bases)
+        set_floating_state(model, joint, X_WB, rs.v_W, rs.w_W, scene.q0, scene.v0);
     }
+    if (rs.sdf_gravity && (*rs.sdf_gravity - scene_gravity).norm() > 0.0)
+      robot.warnings.push_back(r.where(m.node()) + ": " + m.path() + ": the SDF world's <gravity> (" +
+                               util::format_number(rs.sdf_gravity->x()) + ", " + util::format_number(rs.sdf_gravity->y()) +
+                               ", " + util::format_number(rs.sdf_gravity->z()) +
+                               ") is not used: the scene's `gravity` applies");
 
     // Initial joint positions and velocities.
     std::set<int> explicit_q;
@@ -1223,7 +1348,23 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
       if (!m.has(key)) continue;
       const Map jm(r, m.value(key), m.child(key), {});
       for (const Entry& e : jm.entries()) {
-        const multibody::Joint& j = model.body(robot_joint(r, rs, model, e, jm.path())).joint;
+        if (sibling_joint(rs, e.key)) continue;
+        const multibody::Joint& j = model.body(robot_joint(r, rs, model, e, jm.path(), true)).joint;
+        if (j.type == JointType::kBall) {
+          // A ball joint: its quaternion [w, x, y, z] (normalized; not zero) or its angular
+          // velocity [wx, wy, wz] (rad/s, in the joint frame).
+          if (std::strcmp(key, "joint_positions") == 0) {
+            const std::vector<double> quat = numbers(r, e.value, jm.child(e.key), 4);
+            const Eigen::Vector4d qv(quat[0], quat[1], quat[2], quat[3]);
+            if (!(qv.norm() > 1e-12))
+              r.fail(e.value, jm.child(e.key), "the quaternion [w, x, y, z] of ball joint " + in_quotes(e.key) + " is zero");
+            scene.q0.segment<4>(j.q_index) = qv.normalized();
+          } else {
+            const std::vector<double> w = numbers(r, e.value, jm.child(e.key), 3);
+            scene.v0.segment<3>(j.v_index) = Vector3(w[0], w[1], w[2]);
+          }
+          continue;
+        }
         const double x = number(r, e.value, jm.child(e.key));
         if (std::strcmp(key, "joint_positions") == 0) {
           scene.q0[j.q_index] = x;
@@ -1260,6 +1401,7 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
           all = read_actuator(r, e.value, am.child(e.key));
           continue;
         }
+        if (sibling_joint(rs, e.key)) continue;
         const int b = robot_joint(r, rs, model, e, am.path());
         by_body[b] = read_actuator(r, e.value, am.child(e.key));
       }
@@ -1300,6 +1442,7 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
     if (m.has("springs")) {
       const Map sm(r, m.value("springs"), m.child("springs"), {});
       for (const Entry& e : sm.entries()) {
+        if (sibling_joint(rs, e.key)) continue;
         const multibody::Joint& j = model.body(robot_joint(r, rs, model, e, sm.path())).joint;
         const SpringSpec s = read_spring(r, e.value, sm.child(e.key));
         springs[j.v_index] = JointSpring{j.name, j.q_index, j.v_index, s.stiffness, s.damping, s.rest};
@@ -1324,6 +1467,12 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
         case UrdfCollision::Type::kCylinder:
           shape = geometry::Shape::Cylinder(uc.radius, uc.length);
           break;
+        case UrdfCollision::Type::kCapsule:  // SDF robots
+          shape = geometry::Shape::Capsule(uc.radius, uc.length);
+          break;
+        case UrdfCollision::Type::kPlane:  // SDF robots: the half-space below the plane (z of X_LG = normal)
+          shape = geometry::Shape::HalfSpace();
+          break;
         case UrdfCollision::Type::kMesh:
           // The mesh's convex hull (geometry/mesh_loader.h). A file that cannot be found was
           // already reported by the URDF loader and is skipped; one that cannot become a hull
@@ -1341,7 +1490,8 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
           }
           break;
       }
-      if (!(shape.radius > 0.0) && uc.type != UrdfCollision::Type::kBox && uc.type != UrdfCollision::Type::kMesh) {
+      if (!(shape.radius > 0.0) && uc.type != UrdfCollision::Type::kBox && uc.type != UrdfCollision::Type::kMesh &&
+          uc.type != UrdfCollision::Type::kPlane) {
         robot.warnings.push_back(r.where(m.node()) + ": " + m.path() + ": collision " + in_quotes(label) +
                                  " has a zero dimension, skipped");
         continue;
@@ -1502,10 +1652,6 @@ namespace {
 constexpr const char* kFormatsRead =
     "coulomb reads YAML scenes, URDF (<robot>), MJCF (<mujoco>) and SDFormat (<sdf>) files";
 
-/// The one place SDFormat files are turned into scenes (SDFormat support is not built yet).
-[[noreturn]] void sdf_scene(const std::string& path) {
-  throw SceneError(path + ": SDFormat support is not built in this version (root element <sdf>)");
-}
 
 /// A YAML double-quoted string.
 std::string yaml_quoted(const std::string& s) {
@@ -1541,7 +1687,7 @@ Scene load_scene_or_model(const std::string& path) {
   if (!fs::exists(path, ec) || fs::is_directory(path, ec)) return load_scene(path);  // its messages
   const ModelFileKind kind = file_kind(path);
   if (kind == ModelFileKind::kYaml) return load_scene(path);
-  if (kind == ModelFileKind::kSdf) sdf_scene(path);
+  if (kind == ModelFileKind::kSdf) return load_sdf_scene(path);
   if (kind == ModelFileKind::kUnknown) throw SceneError(path + ": not a scene or model file; " + kFormatsRead);
   const fs::path file(path);
   const std::string directory = file.parent_path().empty() ? std::string(".") : file.parent_path().string();
@@ -1579,7 +1725,8 @@ Scene load_scene(const std::string& path) {
       throw SceneError(path + ": this is an MJCF file (root element <mujoco>), not a scene; `coulomb simulate FILE` "
                               "runs it on its own, a scene lists it under robots: [{mjcf: FILE}]");
     case ModelFileKind::kSdf:
-      sdf_scene(path);
+      throw SceneError(path + ": this is an SDFormat file (root element <sdf>), not a scene; `coulomb simulate FILE` "
+                              "runs it on its own, a scene lists it under robots: [{sdf: FILE}]");
     case ModelFileKind::kUnknown:
       // JSON is YAML too: a scene written as a JSON object still loads here (not as a model file).
       if (!starts_like_json(path)) throw SceneError(path + ": not a scene file; " + kFormatsRead);
@@ -1594,6 +1741,35 @@ Scene load_scene(const std::string& path) {
   if (in.bad()) throw SceneError(path + ": cannot read scene file: read error");
   const fs::path parent = fs::path(path).parent_path();
   return parse_scene(text.str(), path, parent.empty() ? std::string(".") : parent.string());
+}
+
+Scene load_sdf_scene(const std::string& path) {
+  SdfModel sdf;
+  try {
+    sdf = load_sdf(path);
+  } catch (const SdfError& e) {
+    throw SceneError(e.what());
+  }
+  const bool has_plane = std::any_of(sdf.attachment.collisions.begin(), sdf.attachment.collisions.end(),
+                                     [](const UrdfCollision& c) { return c.type == UrdfCollision::Type::kPlane; });
+  // The scene as YAML, so that it is checked and assembled exactly as a scene file is.
+  std::error_code ec;
+  const fs::path abs = fs::absolute(path, ec);
+  std::string quoted = "\"";
+  for (const char ch : (ec ? fs::path(path) : abs).string()) {
+    if (ch == '"' || ch == '\\') quoted += '\\';
+    quoted += ch;
+  }
+  quoted += "\"";
+  std::ostringstream yaml;
+  yaml.precision(17);
+  const Vector3& g = sdf.attachment.gravity;
+  yaml << "gravity: [" << g.x() << ", " << g.y() << ", " << g.z() << "]\n";
+  if (!has_plane)
+    yaml << "bodies:\n  - {name: ground, fixed: true, shapes: [{type: halfspace}]}\n";
+  yaml << "robots:\n  - {sdf: " << quoted << "}\n";
+  const fs::path parent = fs::path(path).parent_path();
+  return parse_scene(yaml.str(), path, parent.empty() ? std::string(".") : parent.string());
 }
 
 }  // namespace coulomb::io

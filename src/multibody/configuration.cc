@@ -19,6 +19,11 @@ void kinematic_map(const Model& model, const ConstVectorRef& q, Eigen::Ref<Eigen
       // q̇ = ½ (0, ω) ⊗ q with ω in the joint frame:  ẇ = −½ q_v·ω,  q̇_v = ½ (w 1 − [q_v]×) ω
       N.block<1, 3>(iq + 3, iv) = -0.5 * math::Vector3(x, y, z).transpose();
       N.block<3, 3>(iq + 4, iv) = 0.5 * (w * math::Matrix3::Identity() - math::skew(math::Vector3(x, y, z)));
+    } else if (j.type == JointType::kBall) {
+      const int iq = j.q_index, iv = j.v_index;
+      const double w = q[iq], x = q[iq + 1], y = q[iq + 2], z = q[iq + 3];
+      N.block<1, 3>(iq, iv) = -0.5 * math::Vector3(x, y, z).transpose();
+      N.block<3, 3>(iq + 1, iv) = 0.5 * (w * math::Matrix3::Identity() - math::skew(math::Vector3(x, y, z)));
     }
   }
 }
@@ -37,6 +42,13 @@ void velocity_to_qdot(const Model& model, const ConstVectorRef& q, const ConstVe
       const math::Quaternion dq = math::Quaternion(0.0, w.x(), w.y(), w.z()) * quat;
       qdot[iq + 3] = 0.5 * dq.w();
       qdot.segment<3>(iq + 4) = 0.5 * dq.vec();
+    } else if (j.type == JointType::kBall) {
+      const int iq = j.q_index, iv = j.v_index;
+      const math::Quaternion quat(q[iq], q[iq + 1], q[iq + 2], q[iq + 3]);
+      const math::Vector3 w = v.segment<3>(iv);
+      const math::Quaternion dq = math::Quaternion(0.0, w.x(), w.y(), w.z()) * quat;
+      qdot[iq] = 0.5 * dq.w();
+      qdot.segment<3>(iq + 1) = 0.5 * dq.vec();
     }
   }
 }
@@ -56,6 +68,13 @@ void integrate(const Model& model, const ConstVectorRef& q, const ConstVectorRef
       q_next.segment<3>(iq) = p;
       q_next[iq + 3] = next.w();
       q_next.segment<3>(iq + 4) = next.vec();
+    } else if (j.type == JointType::kBall) {
+      const int iq = j.q_index, iv = j.v_index;
+      const math::Quaternion quat = math::Quaternion(q[iq], q[iq + 1], q[iq + 2], q[iq + 3]).normalized();
+      math::Quaternion next = (math::quaternion_exp(dt * v.segment<3>(iv)) * quat).normalized();
+      if (next.w() < 0.0) next.coeffs() = -next.coeffs();
+      q_next[iq] = next.w();
+      q_next.segment<3>(iq + 1) = next.vec();
     }
   }
 }
@@ -74,6 +93,11 @@ void difference(const Model& model, const ConstVectorRef& q0, const ConstVectorR
           math::Quaternion(q1[iq + 3], q1[iq + 4], q1[iq + 5], q1[iq + 6]).normalized().toRotationMatrix();
       dq.segment<3>(iv) = math::so3_log(R1 * R0.transpose());
       dq.segment<3>(iv + 3) = q1.segment<3>(iq) - q0.segment<3>(iq);
+    } else if (j.type == JointType::kBall) {
+      const int iq = j.q_index, iv = j.v_index;
+      const math::Matrix3 R0 = math::Quaternion(q0[iq], q0[iq + 1], q0[iq + 2], q0[iq + 3]).normalized().toRotationMatrix();
+      const math::Matrix3 R1 = math::Quaternion(q1[iq], q1[iq + 1], q1[iq + 2], q1[iq + 3]).normalized().toRotationMatrix();
+      dq.segment<3>(iv) = math::so3_log(R1 * R0.transpose());
     }
   }
 }
@@ -81,8 +105,8 @@ void difference(const Model& model, const ConstVectorRef& q0, const ConstVectorR
 void normalize_configuration(const Model& model, Eigen::Ref<Eigen::VectorXd> q) {
   for (const Body& body : model.bodies()) {
     const Joint& j = body.joint;
-    if (j.type != JointType::kFloating) continue;
-    auto quat = q.segment<4>(j.q_index + 3);
+    if (j.type != JointType::kFloating && j.type != JointType::kBall) continue;
+    auto quat = q.segment<4>(j.q_index + (j.type == JointType::kFloating ? 3 : 0));
     quat.normalize();
     if (quat[0] < 0.0) quat = -quat;
   }
@@ -105,6 +129,11 @@ Eigen::VectorXd random_configuration(const Model& model, std::mt19937& rng) {
       quat.normalize();
       if (quat[0] < 0.0) quat = -quat;
       q.segment<4>(j.q_index + 3) = quat;
+    } else if (j.type == JointType::kBall) {
+      Eigen::Vector4d quat(normal(rng), normal(rng), normal(rng), normal(rng));  // uniform on S³
+      quat.normalize();
+      if (quat[0] < 0.0) quat = -quat;
+      q.segment<4>(j.q_index) = quat;
     }
   }
   return q;

@@ -9,7 +9,7 @@ const Eigen::MatrixXd& crba_from_joint_poses(const Model& model, Workspace& ws) 
   for (int i = 1; i < n; ++i) {
     ws.Ic_B[i] = bodies[i].inertia;
     const Joint& joint = bodies[i].joint;
-    if (joint.type == JointType::kFloating) ws.R_JB[i] = floating_rotation(joint, ws.X_PB[i]);  // for S_i, S_iᵀ
+    if (joint_uses_rotation(joint.type)) ws.R_JB[i] = floating_rotation(joint, ws.X_PB[i]);  // for S_i, S_iᵀ
   }
   // Composite inertias: I^c_λ += X_λi* I^c_i X_iλ.
   for (int i = n - 1; i >= 1; --i) {

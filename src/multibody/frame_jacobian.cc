@@ -17,7 +17,7 @@ void for_each_point_jacobian_column(const Model& model, const Workspace& ws, int
     const Joint& joint = bodies[k].joint;
     const math::Transform& X_WK = ws.X_WB[k];
     math::Matrix3 R_JK;  // read only for a floating joint
-    if (joint.type == JointType::kFloating) R_JK = floating_rotation(joint, ws.X_PB[k]);
+    if (joint_uses_rotation(joint.type)) R_JK = floating_rotation(joint, ws.X_PB[k]);
     for (int c = 0; c < joint.nv; ++c) {
       const math::SpatialMotion s = joint_subspace_column(joint, R_JK, c);
       const math::Vector3 w = X_WK.R * s.w;

@@ -8,6 +8,7 @@ const char* joint_type_name(JointType type) {
     case JointType::kRevolute: return "revolute";
     case JointType::kPrismatic: return "prismatic";
     case JointType::kFloating: return "floating";
+    case JointType::kBall: return "ball";
   }
   return "unknown";
 }
@@ -17,6 +18,7 @@ int joint_nq(JointType type) {
     case JointType::kRevolute:
     case JointType::kPrismatic: return 1;
     case JointType::kFloating: return 7;
+    case JointType::kBall: return 4;
     case JointType::kFixed: return 0;
   }
   return 0;
@@ -27,6 +29,7 @@ int joint_nv(JointType type) {
     case JointType::kRevolute:
     case JointType::kPrismatic: return 1;
     case JointType::kFloating: return 6;
+    case JointType::kBall: return 3;
     case JointType::kFixed: return 0;
   }
   return 0;

@@ -38,6 +38,7 @@ Eigen::VectorXd Model::neutral_configuration() const {
   Eigen::VectorXd q = Eigen::VectorXd::Zero(nq_);
   for (const Body& b : bodies_)
     if (b.joint.type == JointType::kFloating) q[b.joint.q_index + 3] = 1.0;
+    else if (b.joint.type == JointType::kBall) q[b.joint.q_index] = 1.0;
   return q;
 }
 
@@ -56,10 +57,13 @@ void Model::check_configuration(const Eigen::Ref<const Eigen::VectorXd>& q) cons
     if (!std::isfinite(q[i]))
       throw std::invalid_argument("configuration q[" + std::to_string(i) + "] (" + position_names_[i] +
                                   ") is not finite: " + util::format_number(q[i]));
-  for (const Body& b : bodies_)
+  for (const Body& b : bodies_) {
     if (b.joint.type == JointType::kFloating && q.segment<4>(b.joint.q_index + 3).norm() < 1e-12)
       throw std::invalid_argument("configuration of floating joint '" + b.joint.name +
                                   "' has a zero quaternion");
+    if (b.joint.type == JointType::kBall && q.segment<4>(b.joint.q_index).norm() < 1e-12)
+      throw std::invalid_argument("configuration of ball joint '" + b.joint.name + "' has a zero quaternion");
+  }
 }
 
 void Model::check_velocity(const Eigen::Ref<const Eigen::VectorXd>& v, const char* what) const {
@@ -201,6 +205,9 @@ int ModelBuilder::add_link(const std::string& name, const std::string& parent, c
   if (spec.type == JointType::kFloating) {
     for (const char* s : {"x", "y", "z", "qw", "qx", "qy", "qz"}) model_.position_names_.push_back(jn + "." + s);
     for (const char* s : {"wx", "wy", "wz", "vx", "vy", "vz"}) model_.dof_names_.push_back(jn + "." + s);
+  } else if (spec.type == JointType::kBall) {
+    for (const char* s : {"qw", "qx", "qy", "qz"}) model_.position_names_.push_back(jn + "." + s);
+    for (const char* s : {"wx", "wy", "wz"}) model_.dof_names_.push_back(jn + "." + s);
   } else {
     model_.position_names_.push_back(jn);
     model_.dof_names_.push_back(jn);

@@ -18,7 +18,7 @@ void generalized_momentum(const Model& model, Workspace& ws, const ConstVectorRe
     const int parent = body.parent;
     const math::Transform& X = ws.X_PB[i] = joint_transform(joint, q.data() + joint.q_index);
     ws.X_WB[i] = ws.X_WB[parent] * X;
-    if (joint.type == JointType::kFloating) ws.R_JB[i] = floating_rotation(joint, X);
+    if (joint_uses_rotation(joint.type)) ws.R_JB[i] = floating_rotation(joint, X);
     const math::SpatialMotion vJ = joint_motion(joint, ws.R_JB[i], v.data() + joint.v_index);
     ws.c[i] = vJ;  // S q̇ (child frame), kept for Ṡ of floating joints
     const math::SpatialMotion& V = ws.V_B[i] = X.act_inv(ws.V_B[parent]) + vJ;
@@ -46,6 +46,10 @@ void generalized_momentum(const Model& model, Workspace& ws, const ConstVectorRe
         beta[k] += a[k];
         beta[3 + k] += b[k];
       }
+    } else if (joint.type == JointType::kBall) {  // the floating joint's rotational part
+      const math::Vector3& w_JB = ws.c[i].w;
+      const math::Vector3 a = ws.R_JB[i] * w_JB.cross(h.tau);
+      for (int k = 0; k < 3; ++k) beta[k] += a[k];
     }
     if (body.parent > 0) {
       ws.F_B[body.parent] += ws.X_PB[i].act(h);

@@ -17,7 +17,7 @@ void rnea_impl(const Model& model, Workspace& ws, const double* q, const double*
     const Joint& joint = body.joint;
     const int p = body.parent;
     const math::Transform& X = ws.X_PB[i] = joint_transform(joint, q + joint.q_index);
-    if (joint.type == JointType::kFloating) ws.R_JB[i] = floating_rotation(joint, X);
+    if (joint_uses_rotation(joint.type)) ws.R_JB[i] = floating_rotation(joint, X);
     const math::Matrix3& R_JB = ws.R_JB[i];
     const math::SpatialMotion vJ = joint_motion(joint, R_JB, v + joint.v_index);
     const math::SpatialMotion& V = ws.V_B[i] = X.act_inv(ws.V_B[p]) + vJ;

@@ -94,16 +94,21 @@ TEST(MjcfCliTest, UrdfFileRunsDirectlyAndIsNotDumpedAsAYamlError) {
   }
 }
 
-TEST(MjcfCliTest, SdfAndUnknownFilesGetOneLine) {
+TEST(MjcfCliTest, SdfRunsAndUnknownFilesGetOneLine) {
   const fs::path dir = temp_dir("kinds");
-  std::ofstream(dir / "model.sdf") << "<?xml version='1.0'?>\n<sdf version='1.9'><model name='m'/></sdf>\n";
+  // A free SDF model (one box link, no joint to the world): run on the ground the loader adds.
+  std::ofstream(dir / "model.sdf")
+      << "<?xml version='1.0'?>\n<sdf version='1.9'><model name='m'><pose>0 0 0.5 0 0 0</pose><link name='box'>"
+         "<inertial><mass>1</mass><inertia><ixx>0.01</ixx><iyy>0.01</iyy><izz>0.01</izz></inertia></inertial>"
+         "<collision name='c'><geometry><box><size>0.1 0.1 0.1</size></box></geometry></collision></link></model>"
+         "</sdf>\n";
   std::ofstream(dir / "data.json") << "{\"robots\": []}\n";
   std::ofstream(dir / "blob.bin", std::ios::binary) << std::string("\x00\x01\x02\x03 binary", 10);
   std::ofstream(dir / "page.xml") << "<html><body/></html>\n";
-  const auto sdf = run_cli({"simulate", (dir / "model.sdf").string(), "-o", (dir / "out").string(), "--no-html"});
-  EXPECT_EQ(sdf.status, 1);
-  EXPECT_TRUE(contains(sdf.err, "SDFormat support is not built in this version")) << sdf.err;
-  EXPECT_EQ(std::count(sdf.err.begin(), sdf.err.end(), '\n'), 1) << sdf.err;
+  const auto sdf = run_cli({"simulate", (dir / "model.sdf").string(), "-o", (dir / "out").string(), "--no-html", "-q",
+                            "--duration", "0.5"});
+  EXPECT_EQ(sdf.status, 0) << sdf.err;
+  EXPECT_TRUE(fs::exists(dir / "out" / "stats.json"));
   for (const char* f : {"data.json", "blob.bin", "page.xml"}) {
     const auto r = run_cli({"simulate", (dir / f).string(), "-o", (dir / "out").string(), "--no-html"});
     EXPECT_EQ(r.status, 1) << f;

@@ -59,7 +59,7 @@ Scene load_scene(const std::string& path);
 ///    <option timestep gravity> apply;
 ///  - a URDF file (root <robot>): `robots: [{urdf: FILE}]` (welded at the origin, the default of
 ///    robots[].floating) on a ground half-space;
-///  - an SDFormat file (root <sdf>): SceneError "SDFormat support is not built in this version";
+///  - an SDFormat file (root <sdf>): load_sdf_scene(path);
 ///  - anything else (other XML, JSON, binary): SceneError naming the file and the formats read.
 /// Scene settings not given by the model file keep the scene defaults (docs/scene-format.md).
 Scene load_scene_or_model(const std::string& path);
@@ -68,5 +68,13 @@ Scene load_scene_or_model(const std::string& path);
 /// paths are resolved against `base_directory`.
 Scene parse_scene(const std::string& yaml, const std::string& source_name = "<string>",
                   const std::string& base_directory = ".");
+
+/// A scene made of one SDF file alone, for `coulomb simulate FILE.sdf`: the scene
+///   robots: [{sdf: FILE}]          (every model attached as the file says, see sdf_loader.h)
+///   gravity: the <world>'s <gravity> (a model file: (0, 0, −9.81))
+/// plus a fixed body `ground` with a half-space at z = 0 when no <collision> of the file is a
+/// <plane>; every other setting is the scene default (time_step 0.01 s, duration 1 s, SAP).
+/// Throws SceneError naming the file (wrapping SdfError with its file, line and element).
+Scene load_sdf_scene(const std::string& path);
 
 }  // namespace coulomb::io

@@ -27,15 +27,19 @@ struct UrdfOptions {
 };
 
 /// A <collision> element, recorded for the geometry layer (primitives; meshes by file name).
+/// Also the record of an SDF <collision> (sdf_loader.h), which adds capsules and planes.
 struct UrdfCollision {
-  enum class Type { kSphere, kBox, kCylinder, kMesh };
+  /// kCapsule and kPlane come from SDF files only: a capsule has `radius` and `length` (of its
+  /// cylindrical part, along z); a plane is the half-space {z ≤ 0} of its frame X_LG (z = normal).
+  enum class Type { kSphere, kBox, kCylinder, kMesh, kCapsule, kPlane };
   std::string link;          ///< link (frame) name it is attached to
   std::string name;          ///< the element's name attribute, may be empty
   Type type = Type::kSphere;
   math::Transform X_LG;      ///< pose of the geometry in the link frame
   math::Vector3 size = math::Vector3::Zero();  ///< box: full edge lengths [m]
   double radius = 0.0;       ///< sphere, cylinder [m]
-  double length = 0.0;       ///< cylinder, along its z axis [m]
+  double length = 0.0;       ///< cylinder, capsule: along its z axis [m]
+  math::Vector3 normal = math::Vector3::UnitZ();  ///< plane: unit normal in the link frame (= X_LG's z axis)
   std::string mesh_filename; ///< mesh: as written in the URDF (package:// unresolved)
   std::string mesh_path;     ///< mesh: the existing file it resolved to (see load_urdf), empty if not found
   math::Vector3 mesh_scale = math::Vector3::Ones();

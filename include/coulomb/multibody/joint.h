@@ -15,9 +15,13 @@
 //    c_J = Ṡ q̇ = [0; −ω_B × v_B] (joint_bias_acceleration). Inertial-frame velocities keep their
 //    meaning across a time step, so a step that solves for v with J(q₀) and then moves q is
 //    consistent (a body-frame v would be rotated by the step's rotation).
+//  - ball      (nq = 4, nv = 3): q = quaternion R_JB (w, x, y, z), the same layout and meaning
+//    as the floating joint's rotational part; v = ω (rad/s), the angular velocity of B relative
+//    to P EXPRESSED IN J, as the floating joint's angular part. S = [R_JBᵀ; 0] and
+//    c_J = Ṡ q̇ = [−ω_B × ω_B; 0] = 0 (a spherical joint about J's origin: SDF <joint type="ball">).
 //  - fixed     (nq = nv = 0): welded. ModelBuilder fuses welded links into their parent body.
 // The joint functions below take X_PB (the joint's current pose, from joint_transform) because
-// the floating joint's S depends on R_JB = R_PJᵀ R_PB.
+// the floating and ball joints' S depends on R_JB = R_PJᵀ R_PB.
 #pragma once
 
 #include <cmath>
@@ -28,9 +32,9 @@
 
 namespace coulomb::multibody {
 
-enum class JointType { kFixed, kRevolute, kPrismatic, kFloating };
+enum class JointType { kFixed, kRevolute, kPrismatic, kFloating, kBall };
 
-/// "fixed", "revolute", "prismatic", "floating".
+/// "fixed", "revolute", "prismatic", "floating", "ball".
 const char* joint_type_name(JointType type);
 /// Number of configuration coordinates nq of a joint type.
 int joint_nq(JointType type);
@@ -84,13 +88,20 @@ inline math::Transform joint_transform(const Joint& joint, const double* q) {
       const math::Quaternion quat(q[3], q[4], q[5], q[6]);
       return joint.X_PJ * math::Transform(quat.normalized().toRotationMatrix(), math::Vector3(q[0], q[1], q[2]));
     }
+    case JointType::kBall: {
+      const math::Quaternion quat(q[0], q[1], q[2], q[3]);
+      return {joint.X_PJ.R * quat.normalized().toRotationMatrix(), joint.X_PJ.p};
+    }
     case JointType::kFixed:
       break;
   }
   return joint.X_PJ;
 }
 
-/// R_JB of a floating joint from its current X_PB.
+/// True for the joints whose S depends on R_JB (floating, ball).
+inline bool joint_uses_rotation(JointType type) { return type == JointType::kFloating || type == JointType::kBall; }
+
+/// R_JB of a floating or ball joint from its current X_PB.
 inline math::Matrix3 floating_rotation(const Joint& joint, const math::Transform& X_PB) {
   return joint.X_PJ.R.transpose() * X_PB.R;
 }
@@ -109,6 +120,8 @@ inline math::SpatialMotion joint_motion(const Joint& joint, const math::Matrix3&
       return {math::Vector3::Zero(), joint.axis * v[0]};
     case JointType::kFloating:
       return {R_JB.transpose() * math::Vector3(v[0], v[1], v[2]), R_JB.transpose() * math::Vector3(v[3], v[4], v[5])};
+    case JointType::kBall:
+      return {R_JB.transpose() * math::Vector3(v[0], v[1], v[2]), math::Vector3::Zero()};
     case JointType::kFixed:
       break;
   }
@@ -117,12 +130,12 @@ inline math::SpatialMotion joint_motion(const Joint& joint, const math::Matrix3&
 
 /// S · v_j, with X_PB the joint's current pose (joint_transform).
 inline math::SpatialMotion joint_motion(const Joint& joint, const math::Transform& X_PB, const double* v) {
-  if (joint.type == JointType::kFloating) return joint_motion(joint, floating_rotation(joint, X_PB), v);
+  if (joint_uses_rotation(joint.type)) return joint_motion(joint, floating_rotation(joint, X_PB), v);
   return joint_motion(joint, X_PB.R, v);
 }
 
 /// c_J = Ṡ q̇ for the joint velocity vJ = S q̇ (child frame): zero for 1-dof joints (constant S),
-/// [0; −ω × v] for a floating joint (vJ = [ω; v]).
+/// [0; −ω × v] for a floating joint (vJ = [ω; v]), zero for a ball joint (−ω × ω).
 inline math::SpatialMotion joint_bias_acceleration(const Joint& joint, const math::SpatialMotion& vJ) {
   if (joint.type == JointType::kFloating) return {math::Vector3::Zero(), -vJ.w.cross(vJ.v)};
   return {};
@@ -139,6 +152,8 @@ inline math::SpatialMotion joint_subspace_column(const Joint& joint, const math:
       const math::Vector3 e = R_JB.row(k % 3).transpose();  // R_JBᵀ e_k
       return k < 3 ? math::SpatialMotion(e, math::Vector3::Zero()) : math::SpatialMotion(math::Vector3::Zero(), e);
     }
+    case JointType::kBall:
+      return {R_JB.row(k).transpose(), math::Vector3::Zero()};  // R_JBᵀ e_k
     case JointType::kFixed:
       break;
   }
@@ -147,7 +162,7 @@ inline math::SpatialMotion joint_subspace_column(const Joint& joint, const math:
 
 /// Column k of S, with X_PB the joint's current pose.
 inline math::SpatialMotion joint_subspace_column(const Joint& joint, const math::Transform& X_PB, int k) {
-  if (joint.type == JointType::kFloating) return joint_subspace_column(joint, floating_rotation(joint, X_PB), k);
+  if (joint_uses_rotation(joint.type)) return joint_subspace_column(joint, floating_rotation(joint, X_PB), k);
   return joint_subspace_column(joint, X_PB.R, k);
 }
 
@@ -168,6 +183,11 @@ inline void joint_project(const Joint& joint, const math::Matrix3& R_JB, const m
       }
       return;
     }
+    case JointType::kBall: {
+      const math::Vector3 tau = R_JB * f.tau;
+      for (int k = 0; k < 3; ++k) out[k] = tau[k];
+      return;
+    }
     case JointType::kFixed:
       return;
   }
@@ -175,7 +195,7 @@ inline void joint_project(const Joint& joint, const math::Matrix3& R_JB, const m
 
 /// Sᵀ f, with X_PB the joint's current pose.
 inline void joint_project(const Joint& joint, const math::Transform& X_PB, const math::SpatialForce& f, double* out) {
-  if (joint.type == JointType::kFloating) return joint_project(joint, floating_rotation(joint, X_PB), f, out);
+  if (joint_uses_rotation(joint.type)) return joint_project(joint, floating_rotation(joint, X_PB), f, out);
   joint_project(joint, X_PB.R, f, out);
 }
 

@@ -69,18 +69,18 @@ class Model {
   int joint_body(const std::string& joint_name) const;
 
   /// Names of the n_v velocity coordinates: the joint name for 1-dof joints, and
-  /// JOINT.wx, .wy, .wz, .vx, .vy, .vz for a floating joint.
+  /// JOINT.wx, .wy, .wz, .vx, .vy, .vz for a floating joint, JOINT.wx, .wy, .wz for a ball joint.
   const std::vector<std::string>& dof_names() const { return dof_names_; }
   /// Names of the n_q configuration coordinates: the joint name for 1-dof joints, and
-  /// JOINT.x, .y, .z, .qw, .qx, .qy, .qz for a floating joint.
+  /// JOINT.x, .y, .z, .qw, .qx, .qy, .qz for a floating joint, JOINT.qw, .qx, .qy, .qz for a ball joint.
   const std::vector<std::string>& position_names() const { return position_names_; }
 
   /// Sum of all link masses, including links welded to the world [kg].
   double total_mass() const { return total_mass_; }
 
-  /// The zero configuration: all joint coordinates 0, identity quaternions. n_q.
+  /// The zero configuration: all joint coordinates 0, identity quaternions (floating, ball). n_q.
   Eigen::VectorXd neutral_configuration() const;
-  /// Joint damping coefficients per velocity coordinate (0 for floating joints). n_v.
+  /// Joint damping coefficients per velocity coordinate (0 for floating and ball joints). n_v.
   Eigen::VectorXd damping() const;
   /// Joint armature per velocity coordinate (Joint::armature repeated over the joint's nv
   /// coordinates; a floating joint's applies to all 6) [kg·m² or kg]. n_v.
@@ -89,7 +89,7 @@ class Model {
   bool has_armature() const { return has_armature_; }
 
   /// Throws std::invalid_argument naming the coordinate if q has the wrong size, a non-finite
-  /// entry, or a floating-joint quaternion of norm 0.
+  /// entry, or a floating- or ball-joint quaternion of norm 0.
   void check_configuration(const Eigen::Ref<const Eigen::VectorXd>& q) const;
   /// Throws std::invalid_argument naming the coordinate if v (or a) has the wrong size or a
   /// non-finite entry. `what` names the vector in the message ("v", "vdot", "tau").

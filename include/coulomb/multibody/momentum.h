@@ -6,7 +6,8 @@
 // where the velocity-product part γ = Ṁ v − C v is, joint by joint (body coordinates,
 // h_i = composite spatial momentum of body i's subtree, V_i its body's spatial velocity):
 //     γ_i = Ṡ_iᵀ h_i − S_iᵀ (V_i ×* h_i)
-// (for 1-dof joints Ṡ_i = 0; for a floating joint Ṡ_iᵀ h = [R_JB (ω_JB × h_τ); R_JB (ω_JB × h_f)]).
+// (for 1-dof joints Ṡ_i = 0; for a floating joint Ṡ_iᵀ h = [R_JB (ω_JB × h_τ); R_JB (ω_JB × h_f)],
+// for a ball joint its first three rows R_JB (ω_JB × h_τ)).
 // For a floating joint attached to the world its rows of p are [L_O; P], the angular momentum
 // of its subtree about the body origin O and the linear momentum, in the joint frame, and
 // γ = [−v_O × P; 0]. The momentum-form time stepping of the simulator (docs/sap.md, "Stage 1

@@ -97,8 +97,8 @@ struct BilateralConstraint {
 /// A robot placed in the scene from a URDF or an MJCF file.
 struct SceneRobot {
   std::string name;         ///< prefix of its link/joint names ("" for the first unnamed robot)
-  std::string urdf_path;    ///< resolved path of the model file (URDF or MJCF, see model_format)
-  std::string model_format = "urdf";  ///< "urdf" or "mjcf"
+  std::string urdf_path;    ///< resolved path of the model file (URDF, MJCF or SDF, see model_format)
+  std::string model_format = "urdf";  ///< "urdf", "mjcf" or "sdf"
   bool floating = false;
   int root_body = 0;        ///< body index of its root in the Model (0 if welded to the world)
   std::string floating_joint;  ///< name of its floating joint in the Model ("" if welded)
