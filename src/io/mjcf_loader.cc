@@ -712,8 +712,6 @@ class Loader {
         const Attrs ja = attrs(je, "joint", active);
         type = ja.keyword("type", "hinge", {"hinge", "slide", "ball", "free"});
         record.name = prefixed(ja.text("name", "joint" + std::to_string(joint_index)));
-        if (type == "ball")
-          je.fail("ball joints are not supported yet (attribute 'type' = 'ball'); coulomb has hinge, slide and free");
         pos = ja.vector3("pos", Vector3::Zero());
         axis = ja.vector3("axis", Vector3::UnitZ());
         if (type != "free" && axis.norm() < 1e-12) je.fail("attribute 'axis': zero axis");
@@ -730,7 +728,15 @@ class Loader {
                                          {"frictionloss", spec.friction},
                                          {"armature", spec.armature}})
           if (value < 0.0) je.fail("attribute " + in_quotes(key) + ": must be >= 0, got " + util::format_number(value));
-        if (type != "free") {
+        if (type == "ball") {
+          // A ball joint's range is a cone limit on its rotation angle, which coulomb's joint
+          // limits (per coordinate) cannot express: read and reported, not enforced.
+          const std::string limited = ja.keyword("limited", "auto", {"true", "false", "auto"});
+          if (ja.has("range")) ja.numbers("range", 2, 2, {0.0, 0.0});
+          if (limited == "true" || (limited == "auto" && autolimits_ && ja.has("range")))
+            out_.warnings.push_back(je.where() + ": the cone limit of ball joint " + in_quotes(record.name) +
+                                    " (attribute 'range') is not enforced");
+        } else if (type != "free") {
           const std::string limited = ja.keyword("limited", "auto", {"true", "false", "auto"});
           const bool has_range = ja.has("range");
           if (limited == "auto" && has_range && !autolimits_)
@@ -766,6 +772,17 @@ class Loader {
         builder_add(je, link, current, spec, I_B);
         current = link;
         X_current_next = Transform::Identity();
+      } else if (type == "ball") {
+        // Rotation about `pos` (quaternion, angular velocity in the joint frame: joint.h); MuJoCo's
+        // qpos0 of a ball joint is the identity, so no reference offset.
+        spec.type = JointType::kBall;
+        spec.X_PJ = X_current_next * Transform(Matrix3::Identity(), pos);
+        const bool last = k + 1 == joints.size();
+        const bool needs_offset = pos.norm() > 0.0;
+        const std::string child = (last && !needs_offset) ? link : link + ":" + record.name.substr(options_.prefix.size());
+        builder_add(je, child, current, spec, child == link ? I_B : SpatialInertia::Zero());
+        current = child;
+        X_current_next = Transform(Matrix3::Identity(), -pos);
       } else {
         spec.type = type == "hinge" ? JointType::kRevolute : JointType::kPrismatic;
         spec.axis = axis;

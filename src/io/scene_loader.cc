@@ -1326,7 +1326,7 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
           const bool root = j.name == rs.attachment.floating_joint;
           set_floating_state(model, j.name, j.X_W_initial, root ? rs.v_W : Vector3::Zero(),
                              root ? rs.w_W : Vector3::Zero(), scene.q0, scene.v0);
-        } else if (b >= 1) {
+        } else if (b >= 1 && model.body(b).joint.nq == 1) {  // hinge, slide (a ball joint starts at identity)
           scene.q0[model.body(b).joint.q_index] = j.ref;
         }
       }

@@ -37,7 +37,6 @@ const std::vector<BadMjcf> kBadMjcfs = {
     {"unknown_class.xml", "unknown_class.xml:9", {"<geom>", "unknown default class 'heavy'"}},
     {"negative_mass.xml", "negative_mass.xml:6", {"<inertial>", "'mass'", ">= 0", "-2"}},
     {"negative_geom_mass.xml", "negative_geom_mass.xml:6", {"<geom name='bob'>", "'mass'", "-0.5"}},
-    {"ball_joint.xml", "ball_joint.xml:5", {"<joint name='shoulder'>", "ball joints are not supported yet"}},
     {"unknown_joint_type.xml", "unknown_joint_type.xml:5", {"<joint name='elbow'>", "'type'", "'revolute'", "hinge"}},
     {"unknown_attribute.xml", "unknown_attribute.xml:6", {"<geom>", "unknown attribute 'radius'", "'0.1'"}},
     {"malformed_xml.xml", "malformed_xml.xml", {"malformed XML"}},

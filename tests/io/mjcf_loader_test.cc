@@ -261,15 +261,34 @@ TEST(MjcfLoaderTest, ConnectAndWeldBecomeSceneConstraints) {
   fs::remove_all(dir);
 }
 
-TEST(MjcfLoaderTest, BallJointIsAClearError) {
-  try {
-    load_string("<mujoco><worldbody><body name='b'>\n<joint name='sh' type='ball'/><geom size='0.1'/>"
-                "</body></worldbody></mujoco>");
-    FAIL() << "expected MjcfError";
-  } catch (const MjcfError& e) {
-    EXPECT_NE(std::string(e.what()).find("test.xml:2"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("ball joints are not supported yet"), std::string::npos) << e.what();
-  }
+// A ball joint is a kBall joint about its `pos`: a spherical pendulum whose bob is a sphere of
+// radius r and density 1000 one metre below the pivot has, at the identity, the mass matrix
+// I_com + m (|d|² 1 − d dᵀ) = diag(2/5 m r² + m, 2/5 m r² + m, 2/5 m r²) (parallel axes).
+TEST(MjcfLoaderTest, BallJointIsASphericalJointAboutItsPos) {
+  const Loaded l = load_string(
+      "<mujoco><worldbody><body name='b' pos='0 0 2'>\n<joint name='sh' type='ball' pos='0 0 0.5'/>"
+      "<geom type='sphere' size='0.1' pos='0 0 -0.5'/></body></worldbody></mujoco>");
+  const mb::Model& model = l.model;
+  ASSERT_EQ(model.nq(), 4);
+  ASSERT_EQ(model.nv(), 3);
+  const int b = model.joint_body("sh");
+  EXPECT_EQ(model.body(b).joint.type, mb::JointType::kBall);
+  mb::Workspace ws(model);
+  const Eigen::VectorXd q = model.neutral_configuration();
+  const Eigen::MatrixXd M = mb::crba(model, ws, q);
+  const double r = 0.1, m = 1000.0 * 4.0 / 3.0 * M_PI * r * r * r, Ic = 0.4 * m * r * r;
+  EXPECT_NEAR(M(0, 0), Ic + m, 1e-12);
+  EXPECT_NEAR(M(1, 1), Ic + m, 1e-12);
+  EXPECT_NEAR(M(2, 2), Ic, 1e-12);
+  EXPECT_NEAR(M(0, 1), 0.0, 1e-12);
+  // Gravity: tilted by 0.3 rad about x, the bob one metre from the pivot feels m g sin 0.3.
+  Eigen::VectorXd qt = q;
+  qt.segment<4>(model.body(b).joint.q_index) << std::cos(0.15), std::sin(0.15), 0.0, 0.0;
+  const Eigen::VectorXd g = mb::generalized_gravity(model, ws, qt);
+  EXPECT_NEAR(std::abs(g[0]), m * 9.81 * std::sin(0.3), 1e-9 * m);
+  // The joint's body has its origin at the pivot, 2.5 m up, at any rotation.
+  mb::forward_kinematics(model, ws, qt);
+  EXPECT_LT((ws.X_WB[b].p - Vector3(0, 0, 2.5)).norm(), 1e-12);
 }
 
 TEST(MjcfLoaderTest, DetectsFileKindByContent) {

@@ -155,7 +155,7 @@ struct MjcfModel {
 /// malformed XML, a root other than <mujoco>, an unknown element or attribute, a number that is
 /// not a finite number or has the wrong count, an unknown keyword, a missing or cyclic include,
 /// an unknown default class, duplicate names, a missing mesh file, negative mass, density or
-/// size, a ball joint, a free joint not on a top-level body, a plane on a moving body, an
+/// size, a free joint not on a top-level body, a plane on a moving body, an
 /// actuator on an unknown joint. On an error the builder may hold part of the model.
 MjcfAttachment add_mjcf(multibody::ModelBuilder& builder, const std::string& path,
                         const MjcfAttachOptions& options = {});
