@@ -1,0 +1,25 @@
+// libFuzzer harness: io::add_mjcf_string on arbitrary bytes (docs/reliability.md).
+//
+// The input is taken as the text of an MJCF file in examples/models (includes and mesh files
+// resolve there), added to a fresh ModelBuilder which is then built, as load_mjcf does. An
+// exception derived from std::exception (MjcfError, the builder's std::invalid_argument, …) is a
+// clean rejection; a crash, a sanitizer report, a leak, a timeout or an excessive allocation is
+// a finding.
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <string>
+
+#include "coulomb/io/mjcf_loader.h"
+#include "coulomb/multibody/model.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string xml(reinterpret_cast<const char*>(data), size);
+  try {
+    coulomb::multibody::ModelBuilder builder;
+    coulomb::io::add_mjcf_string(builder, xml, {}, "<fuzz>", COULOMB_FUZZ_MODELS_DIR);
+    builder.build();
+  } catch (const std::exception&) {
+  }
+  return 0;
+}
