@@ -13,7 +13,9 @@
 #    build-fuzz/artifacts/NAME/;
 # 4. prints, per harness, the executions, the coverage (libFuzzer's cov: edges and ft: features of
 #    the instrumented code) and the corpus size, and exits 1 when any harness found something.
-# Environment: BUILD_FUZZ_DIR (build-fuzz), SHARED_DIR (../shared), CXX_FUZZ (clang++).
+# Environment: BUILD_FUZZ_DIR (build-fuzz), SHARED_DIR (../shared), CXX_FUZZ (clang++),
+# FUZZ_STRICT (1: the harnesses also abort on an exception other than the loader's documented
+# error, or on an error message without the file name; 0: any std::exception is a clean error).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -46,6 +48,12 @@ seed() {
     cp -f "$f" "$dest/$name"
   done
 }
+
+if [[ ${FUZZ_STRICT:-1} == 1 ]]; then
+  export COULOMB_FUZZ_STRICT=1
+else
+  unset COULOMB_FUZZ_STRICT
+fi
 
 status=0
 summary=()
