@@ -15,13 +15,18 @@
 #   make fidelity-report  run the analytic checks (coulomb_fidelity) and rewrite docs/fidelity.md
 #   make experiments  deps + build + Zapolsky & Drumwright's controller experiments (coulomb
 #                experiment id-tables): tables and figures in experiments-out/ (EXPERIMENT_ARGS)
-#   make clean   remove ./build (and ./build-python, the Python package's build)
+#   make fuzz    the libFuzzer harnesses of fuzz/ (URDF, scene, MJCF loaders) with ASan + UBSan, built
+#                with clang in ./build-fuzz, FUZZ_SECONDS each (default 3600; scripts/fuzz.sh,
+#                docs/reliability.md)
+#   make clean   remove ./build (and ./build-python, the Python package's build), ./build-fuzz
 
 SHELL := /bin/bash
 BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 SHARED_DIR ?= ../shared
 CTEST_JOBS ?= 2
+# Seconds per harness of `make fuzz` (scripts/fuzz.sh; CI runs 60).
+FUZZ_SECONDS ?= 3600
 # coulomb_id_bench's arguments in `make bench` (~160 benchmarks: short runs).
 ID_BENCH_ARGS ?= --benchmark_min_time=0.05
 # Extra arguments of `make experiments` (e.g. --duration 10 --jobs 4).
@@ -31,7 +36,7 @@ EXPERIMENT_ARGS ?=
 # quadruped standing under PD control with 40 objects dropped around it), outputs in coulomb-out/.
 DEMO_ARGS ?= simulate -o coulomb-out
 
-.PHONY: all deps configure build demo test python-test bench bench-peers bench-report fidelity-report experiments clean
+.PHONY: all deps configure build demo test python-test fuzz bench bench-peers bench-report fidelity-report experiments clean
 
 all: build
 
@@ -53,6 +58,10 @@ test: deps
 	@$(MAKE) --no-print-directory build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(CTEST_JOBS)
 	BUILD_DIR=$(BUILD_DIR) bash scripts/python_test.sh
+
+# The libFuzzer harnesses (clang, ASan + UBSan) in their own build directory, FUZZ_SECONDS each.
+fuzz: deps
+	SHARED_DIR=$(SHARED_DIR) bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 # The Python package alone (needs the coulomb tool of `make build` for the bitwise comparison).
 python-test: deps
@@ -90,4 +99,4 @@ experiments: deps
 	$(BUILD_DIR)/bin/coulomb experiment id-tables -o experiments-out $(EXPERIMENT_ARGS)
 
 clean:
-	rm -rf $(BUILD_DIR) $(BUILD_DIR)-python
+	rm -rf $(BUILD_DIR) $(BUILD_DIR)-python build-fuzz

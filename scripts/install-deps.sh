@@ -9,6 +9,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PACKAGES=(
   # toolchain
   make cmake ninja-build g++ ccache pkg-config python3
+  # the libFuzzer harnesses (fuzz/, scripts/fuzz.sh): clang and its runtime (libFuzzer, ASan, UBSan)
+  clang libclang-rt-14-dev
   # the Python package (make test builds it into a venv: python3 -m venv, headers for the extension)
   python3-venv python3-dev
   # libraries

@@ -1,0 +1,56 @@
+// libFuzzer harness: io::parse_urdf on arbitrary bytes (fuzz/README in docs/reliability.md).
+//
+// The input is taken as the text of a URDF file, parsed once fixed (welded root) and once with a
+// floating root. An exception derived from std::exception (UrdfError, the documented one) is a
+// clean rejection; anything else — a crash, a sanitizer report (ASan, UBSan), a leak, a timeout
+// or an excessive allocation — is a finding, and so is an accepted model whose mass matrix or
+// gravity is not finite (fuzz_checks.h). Mesh filenames resolve against examples/models.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+
+#include "coulomb/io/urdf_loader.h"
+#include "fuzz_checks.h"
+
+// COULOMB_FUZZ_STRICT=1 in the environment: an exception other than the loader's documented
+// error types (a std::out_of_range from a container, a yaml-cpp or builder exception that does
+// not name the file) aborts too, so that libFuzzer records the input: the house rule wants every
+// user error reported as the loader's error, naming the file. A documented error whose message
+// does not name the source ("<fuzz>") aborts as well in that mode.
+static void check_message(const std::exception& e) {
+  static const bool strict = std::getenv("COULOMB_FUZZ_STRICT") != nullptr;
+  if (strict && std::string(e.what()).find("<fuzz>") == std::string::npos) {
+    std::fprintf(stderr, "error message without the file name: %s\n", e.what());
+    std::abort();
+  }
+}
+
+static void unexpected_exception(const std::exception& e) {
+  static const bool strict = std::getenv("COULOMB_FUZZ_STRICT") != nullptr;
+  if (strict) {
+    std::fprintf(stderr, "undocumented exception: %s\n", e.what());
+    std::abort();
+  }
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string xml(reinterpret_cast<const char*>(data), size);
+  for (const bool floating : {false, true}) {
+    coulomb::io::UrdfOptions options;
+    options.floating = floating;
+    try {
+      const coulomb::io::UrdfModel urdf = coulomb::io::parse_urdf(xml, options, "<fuzz>", COULOMB_FUZZ_MODELS_DIR);
+      coulomb::fuzz::check_accepted_model(urdf.model);
+    } catch (const coulomb::io::UrdfError& e) {
+      check_message(e);
+      return 0;  // rejected: the same for both, no need to try the second
+    } catch (const std::exception& e) {
+      unexpected_exception(e);
+      return 0;
+    }
+  }
+  return 0;
+}
