@@ -70,7 +70,7 @@ inline void inverse_from_cholesky(const double* L, int n, double* Ainv, double* 
   double* Y = scratch;  // column-major, lower triangular
   for (int c = 0; c < n; ++c) {
     double* y = Y + static_cast<ptrdiff_t>(c) * n;
-    for (int i = 0; i < c; ++i) y[i] = 0.0;
+    for (int i = 0; i < n; ++i) y[i] = 0.0;  // e_c
     y[c] = 1.0;
     for (int j = c; j < n; ++j) {
       const double* lj = L + static_cast<ptrdiff_t>(j) * n;
