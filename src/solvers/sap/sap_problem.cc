@@ -78,29 +78,6 @@ void SapProblem::multiply_A(const Eigen::Ref<const Eigen::VectorXd>& x, Eigen::R
   }
 }
 
-namespace {
-
-// y (r) += J x, J r × n column-major.
-void add_J_times(const double* J, int r, int n, const double* x, double* y) {
-  for (int j = 0; j < n; ++j) {
-    const double xj = x[j];
-    const double* col = J + static_cast<ptrdiff_t>(j) * r;
-    for (int q = 0; q < r; ++q) y[q] += col[q] * xj;
-  }
-}
-
-// x (n) += Jᵀ g, J r × n column-major.
-void add_Jt_times(const double* J, int r, int n, const double* g, double* x) {
-  for (int j = 0; j < n; ++j) {
-    const double* col = J + static_cast<ptrdiff_t>(j) * r;
-    double acc = 0.0;
-    for (int q = 0; q < r; ++q) acc += col[q] * g[q];
-    x[j] += acc;
-  }
-}
-
-}  // namespace
-
 void SapProblem::multiply_J(const Eigen::Ref<const Eigen::VectorXd>& v, Eigen::Ref<Eigen::VectorXd> vc) const {
   for (int i = 0; i < num_constraints(); ++i) {
     const SapConstraint& c = *constraints_[i];
@@ -110,18 +87,17 @@ void SapProblem::multiply_J(const Eigen::Ref<const Eigen::VectorXd>& v, Eigen::R
         const Eigen::MatrixXd& J = c.jacobian(k);
         if (J.cols() == 6)  // a free body
           out.noalias() += Eigen::Map<const Eigen::Matrix<double, 3, 6>>(J.data()) * v.segment<6>(tree_start_[c.tree(k)]);
-        else  // plain loops: Eigen's dynamic gemv costs more than these few multiply-adds
-          add_J_times(J.data(), 3, static_cast<int>(J.cols()), v.data() + tree_start_[c.tree(k)], out.data());
+        else
+          out.noalias() += Eigen::Map<const Eigen::Matrix<double, 3, Eigen::Dynamic>>(J.data(), 3, J.cols()) *
+                           v.segment(tree_start_[c.tree(k)], J.cols());
       }
       vc.segment<3>(row_start_[i]) = out;
       continue;
     }
-    double* out = vc.data() + row_start_[i];
-    for (int q = 0; q < c.num_rows(); ++q) out[q] = 0.0;
-    for (int k = 0; k < c.num_trees(); ++k) {
-      const Eigen::MatrixXd& J = c.jacobian(k);
-      add_J_times(J.data(), c.num_rows(), static_cast<int>(J.cols()), v.data() + tree_start_[c.tree(k)], out);
-    }
+    auto out = vc.segment(row_start_[i], c.num_rows());
+    out.setZero();
+    for (int k = 0; k < c.num_trees(); ++k)
+      out.noalias() += c.jacobian(k) * v.segment(tree_start_[c.tree(k)], c.jacobian(k).cols());
   }
 }
 
@@ -138,15 +114,14 @@ void SapProblem::multiply_J_transpose(const Eigen::Ref<const Eigen::VectorXd>& g
           x.segment<6>(tree_start_[c.tree(k)]).noalias() +=
               Eigen::Map<const Eigen::Matrix<double, 3, 6>>(J.data()).transpose() * g;
         else
-          add_Jt_times(J.data(), 3, static_cast<int>(J.cols()), g.data(), x.data() + tree_start_[c.tree(k)]);
+          x.segment(tree_start_[c.tree(k)], J.cols()).noalias() +=
+              Eigen::Map<const Eigen::Matrix<double, 3, Eigen::Dynamic>>(J.data(), 3, J.cols()).transpose() * g;
       }
       continue;
     }
-    const double* g = gamma.data() + row_start_[i];
-    for (int k = 0; k < c.num_trees(); ++k) {
-      const Eigen::MatrixXd& J = c.jacobian(k);
-      add_Jt_times(J.data(), c.num_rows(), static_cast<int>(J.cols()), g, x.data() + tree_start_[c.tree(k)]);
-    }
+    const auto g = gamma.segment(row_start_[i], c.num_rows());
+    for (int k = 0; k < c.num_trees(); ++k)
+      x.segment(tree_start_[c.tree(k)], c.jacobian(k).cols()).noalias() += c.jacobian(k).transpose() * g;
   }
 }
 
