@@ -15,7 +15,7 @@
 #   make fidelity-report  run the analytic checks (coulomb_fidelity) and rewrite docs/fidelity.md
 #   make experiments  deps + build + Zapolsky & Drumwright's controller experiments (coulomb
 #                experiment id-tables): tables and figures in experiments-out/ (EXPERIMENT_ARGS)
-#   make fuzz    the libFuzzer harnesses of fuzz/ (URDF, scene, MJCF loaders) with ASan + UBSan, built
+#   make fuzz    the libFuzzer harnesses of fuzz/ (URDF, scene, MJCF, SDF loaders) with ASan + UBSan, built
 #                with clang in ./build-fuzz, FUZZ_SECONDS each (default 3600; scripts/fuzz.sh,
 #                docs/reliability.md)
 #   make clean   remove ./build (and ./build-python, the Python package's build), ./build-fuzz

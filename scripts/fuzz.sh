@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer harnesses of fuzz/ (docs/reliability.md):
-#   scripts/fuzz.sh [SECONDS] [HARNESS...]      HARNESS: urdf, scene, mjcf (default: all three)
+#   scripts/fuzz.sh [SECONDS] [HARNESS...]      HARNESS: urdf, scene, mjcf, sdf (default: all four)
 # 1. configures and builds build-fuzz (clang, -DCOULOMB_FUZZ=ON: ASan + UBSan + libFuzzer);
 # 2. copies the seed files into build-fuzz/corpus/NAME (at run time: nothing of ../shared is
 #    committed): urdf ← ../shared/models/**/*.urdf, examples/models/*.urdf, tests/data/bad_urdf;
 #    scene ← examples/scenes/*.yaml, tests/data/bad_scenes; mjcf ← examples/models/*.xml,
-#    /usr/share/mujoco/model/**/*.xml, tests/data/bad_mjcf; and every file of
+#    /usr/share/mujoco/model/**/*.xml, tests/data/bad_mjcf; sdf ← examples/models/sdf/**/*.sdf, tests/data/sdf/**/*.sdf,
+#    tests/data/bad_sdf; and every file of
 #    tests/data/fuzz_regressions/NAME (the crashes found earlier);
 # 3. runs each harness for SECONDS (default 60) with its dictionary fuzz/NAME.dict,
 #    -timeout=10 (s per input) and -rss_limit_mb=2048, the corpus growing in build-fuzz/corpus/NAME
@@ -22,12 +23,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seconds=${1:-60}
 shift || true
 harnesses=("$@")
-[[ ${#harnesses[@]} -gt 0 ]] || harnesses=(urdf scene mjcf)
+[[ ${#harnesses[@]} -gt 0 ]] || harnesses=(urdf scene mjcf sdf)
 build=${BUILD_FUZZ_DIR:-build-fuzz}
 shared=${SHARED_DIR:-../shared}
 
 for h in "${harnesses[@]}"; do
-  case $h in urdf | scene | mjcf) ;; *) echo "fuzz.sh: unknown harness '$h' (urdf, scene, mjcf)" >&2; exit 2 ;; esac
+  case $h in urdf | scene | mjcf | sdf) ;; *) echo "fuzz.sh: unknown harness '$h' (urdf, scene, mjcf, sdf)" >&2; exit 2 ;; esac
 done
 [[ $seconds =~ ^[0-9]+$ ]] || { echo "fuzz.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2; }
 
@@ -73,6 +74,10 @@ for h in "${harnesses[@]}"; do
       seed "$corpus" examples/models -maxdepth 1 -name '*.xml'
       seed "$corpus" /usr/share/mujoco/model -name '*.xml'
       seed "$corpus" tests/data/bad_mjcf -name '*.xml' ;;
+    sdf)
+      seed "$corpus" examples/models/sdf -name '*.sdf'
+      seed "$corpus" tests/data/sdf -name '*.sdf'
+      seed "$corpus" tests/data/bad_sdf -name '*.sdf' ;;
   esac
   seed "$corpus" "tests/data/fuzz_regressions/$h"
   log=$build/logs/$h.log
