@@ -22,8 +22,6 @@
 
 namespace {
 
-bool strict() { return std::getenv("COULOMB_FUZZ_STRICT") != nullptr; }
-
 // The input file, in a temporary directory made on first use and removed at exit.
 struct InputFile {
   std::string directory;
@@ -66,18 +64,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     coulomb::fuzz::check_accepted_model(loaded.model, loaded.q0,
                                         Eigen::VectorXd::Zero(loaded.model.nv()));
   } catch (const coulomb::io::SdfError& e) {
-    // The house rule: an error names the file it comes from (the input or an included file).
-    if (strict() && std::string(e.what()).find(".sdf") == std::string::npos &&
-        std::string(e.what()).find(".config") == std::string::npos &&
-        std::string(e.what()).find(".urdf") == std::string::npos) {
-      std::fprintf(stderr, "error message without a file name: %s\n", e.what());
-      std::abort();
-    }
+    // The input file, or an included model's file or a file libsdformat names.
+    coulomb::fuzz::check_rejection_names_source(e, {".sdf", ".config", ".urdf"});
   } catch (const std::exception& e) {
-    if (strict()) {
-      std::fprintf(stderr, "undocumented exception: %s\n", e.what());
-      std::abort();
-    }
+    coulomb::fuzz::unexpected_exception(e);
   }
   return 0;
 }

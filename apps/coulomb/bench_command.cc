@@ -1,5 +1,5 @@
-// `coulomb bench SCENE.yaml [--steps N] [--states K] [--perturb M] [--time-step S] [--solver sap|lstable]
-//  [--contact-approximation sap|similar|lagged] [--json]`: how fast coulomb runs a user's own scene
+// `coulomb bench SCENE.yaml [--steps N] [--states K] [--perturb M] [--json] [the scene overrides of
+//  coulomb simulate: --time-step S, --solver, --integrator, --contact-approximation, …]`: how fast coulomb runs a user's own scene
 // (the testspeed of MuJoCo, for coulomb). Runs the scene from K starting states (the scene's own,
 // then K − 1 copies whose translational coordinates are offset by U[−M, M] m: a pile is chaotic,
 // and one trajectory can be lucky or unlucky), times every Simulator::step() call and reports
@@ -22,6 +22,7 @@
 #include "coulomb/simulation/simulator.h"
 
 #include "commands.h"
+#include "run_options.h"
 
 namespace coulomb::cli {
 
@@ -32,8 +33,7 @@ struct BenchOptions {
   std::optional<int> steps;
   int states = 5;
   double perturb = 1e-9;
-  std::optional<double> time_step;
-  std::string solver, contact_approximation;
+  RunOverrides run;  // --time-step, --solver, --integrator, … as in `coulomb simulate` (run_options.h)
   bool json = false;
 };
 
@@ -108,27 +108,11 @@ int run_bench(const BenchOptions& o) {
   if (o.states < 1) throw UsageError("--states must be >= 1, got " + std::to_string(o.states));
   if (!(o.perturb >= 0.0 && o.perturb <= 1e-3))
     throw UsageError("--perturb must be in [0, 1e-3] m, got " + std::to_string(o.perturb));
-  if (o.time_step && !(*o.time_step > 0.0 && std::isfinite(*o.time_step)))
-    throw UsageError("--time-step must be a finite number > 0 s, got " + std::to_string(*o.time_step));
-  if (!o.solver.empty() && o.solver != "sap" && o.solver != "lstable")
-    throw UsageError("--solver: unknown solver '" + o.solver + "' (sap, lstable)");
-  std::optional<contact::ContactApproximation> approximation;
-  if (!o.contact_approximation.empty()) {
-    try {
-      approximation = contact::parse_contact_approximation(o.contact_approximation);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("--contact-approximation: ") + e.what());
-    }
-  }
-  io::Scene scene = io::load_scene(o.scene);
-  simulation::SimulatorParameters params;
-  const std::string solver = o.solver.empty() ? scene.solver : o.solver;
-  params.solver = simulation::parse_solver(solver);
-  params.lstable.friction = solvers::lstable::parse_friction_model(scene.lstable_friction);
-  params.time_step = o.time_step.value_or(scene.time_step);
-  params.integrator = simulation::parse_integrator(scene.integrator);
+  check_run_options(o.run);
+  io::Scene scene = io::load_scene_or_model(o.scene);
+  simulation::SimulatorParameters params = apply_run_options(o.run, scene, o.scene);
+  const std::string solver = simulation::to_string(params.solver);
   params.profile_stages = true;
-  if (approximation) scene.contact.approximation = *approximation;
   const double steps_for_duration = std::ceil(scene.duration / params.time_step - 1e-9);
   const int steps = o.steps ? *o.steps : static_cast<int>(std::clamp(steps_for_duration, 1.0, 1e6));
 
@@ -240,7 +224,8 @@ Command add_bench_command(CLI::App& app) {
       "Example:\n"
       "  coulomb bench examples/scenes/clutter.yaml --steps 300 --states 5\n\n"
       "Exit status: 0, 1 error, 2 usage error, 3 some solves did not converge.");
-  sub->add_option("scene", options->scene, "Scene file (YAML, see docs/scene-format.md)")
+  sub->add_option("scene", options->scene,
+                  "Scene file (YAML, see docs/scene-format.md), or a model file (URDF, MJCF, SDF) run on a ground plane")
       ->required()
       ->check(CLI::ExistingFile);
   sub->add_option("--steps", options->steps, "Steps per starting state (default: the scene's duration / dt)");
@@ -248,10 +233,7 @@ Command add_bench_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--perturb", options->perturb, "Largest offset of the translational coordinates [m]")
       ->capture_default_str();
-  sub->add_option("--time-step", options->time_step, "Time step dt [s] (default: the scene's time_step)");
-  sub->add_option("--solver", options->solver, "sap | lstable (default: the scene's solver)");
-  sub->add_option("--contact-approximation", options->contact_approximation,
-                  "sap | similar | lagged (default: the scene's contact_approximation)");
+  add_run_options(sub, options->run);
   sub->add_flag("--json", options->json, "One JSON object on stdout instead of the table");
   return Command{sub, [options] { return run_bench(*options); }};
 }

@@ -25,6 +25,7 @@
 
 #include "commands.h"
 #include "embedded.h"
+#include "run_options.h"
 #include "run_output.h"
 
 namespace coulomb::cli {
@@ -36,11 +37,10 @@ namespace {
 struct SimulateOptions {
   std::string scene;
   std::string output = "coulomb-out";
-  std::optional<double> duration, time_step, rel_tolerance, output_rate;
+  std::optional<double> duration, output_rate;
+  RunOverrides run;  // --time-step, --solver, --integrator, … (run_options.h)
   bool contacts = false;
-  std::string solver, integrator, contact_approximation, lstable_friction;
   bool no_html = false;
-  bool speculative_contact = false;
   bool quiet = false;
   bool strict = false;
 };
@@ -65,53 +65,20 @@ io::Scene load_embedded_scene() {
 }
 
 int run_simulate(const SimulateOptions& o) {
-  // Options are checked as options (UsageError, exit 2); values from the scene were checked by
-  // the loader against the scene's keys.
-  if (o.time_step && !(*o.time_step > 0.0 && std::isfinite(*o.time_step)))
-    throw UsageError("--time-step must be a finite number > 0 s, got " + std::to_string(*o.time_step));
+  // Options are checked as options (UsageError, exit 2) before the scene is loaded; values from
+  // the scene were checked by the loader against the scene's keys.
+  check_run_options(o.run);
   if (o.duration && !(*o.duration > 0.0 && std::isfinite(*o.duration)))
     throw UsageError("--duration must be a finite number > 0 s, got " + std::to_string(*o.duration));
   if (o.output_rate && !(*o.output_rate > 0.0 && std::isfinite(*o.output_rate)))
     throw UsageError("--output-rate must be a finite number > 0 Hz, got " + std::to_string(*o.output_rate));
-  if (o.rel_tolerance && !(*o.rel_tolerance > 0.0 && *o.rel_tolerance < 1.0))
-    throw UsageError("--rel-tolerance must be in (0, 1), got " + std::to_string(*o.rel_tolerance));
-  if (!o.solver.empty() && o.solver != "sap" && o.solver != "lstable")
-    throw UsageError("--solver: unknown solver '" + o.solver + "' (sap, lstable)");
-  if (!o.lstable_friction.empty() && o.lstable_friction != "staggered" && o.lstable_friction != "cone")
-    throw UsageError("--lstable-friction: unknown friction model '" + o.lstable_friction + "' (staggered, cone)");
-  std::optional<simulation::Integrator> integrator;
-  if (!o.integrator.empty()) {
-    try {
-      integrator = simulation::parse_integrator(o.integrator);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("--integrator: ") + e.what());
-    }
-  }
-  std::optional<contact::ContactApproximation> approximation;
-  if (!o.contact_approximation.empty()) {
-    try {
-      approximation = contact::parse_contact_approximation(o.contact_approximation);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("--contact-approximation: ") + e.what());
-    }
-  }
   io::Scene scene = o.scene.empty() ? load_embedded_scene() : io::load_scene_or_model(o.scene);
   const std::string scene_name = o.scene.empty() ? "<embedded default scene>" : o.scene;
   print_warnings_and_notes(scene.warnings, scene.notes, "stats.json");
 
-  const std::string solver = o.solver.empty() ? scene.solver : o.solver;
-  if (solver != "sap" && solver != "lstable")
-    throw std::invalid_argument(scene_name + ": solver: unknown solver '" + solver + "' (sap, lstable)");
-  simulation::SimulatorParameters params;
-  params.solver = simulation::parse_solver(solver);
-  params.lstable.friction = solvers::lstable::parse_friction_model(
-      o.lstable_friction.empty() ? scene.lstable_friction : o.lstable_friction);
-  params.time_step = o.time_step.value_or(scene.time_step);
-  params.integrator = integrator ? *integrator : simulation::parse_integrator(scene.integrator);
-  if (approximation) scene.contact.approximation = *approximation;
+  const simulation::SimulatorParameters params = apply_run_options(o.run, scene, scene_name);
+  const std::string solver = simulation::to_string(params.solver);
   const std::string contact_approximation = contact::to_string(scene.contact.approximation);
-  if (o.rel_tolerance) params.sap.rel_tolerance = *o.rel_tolerance;
-  params.speculative_contact = o.speculative_contact;
   const double duration = o.duration.value_or(scene.duration);
   // The step count as a double first: converting a double outside int's range to int is undefined
   // behaviour (on x86-64 it gave INT_MIN, so a 1e9 s run silently took 0 steps and exited 0).
@@ -229,29 +196,13 @@ Command add_simulate_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   sub->add_option("-o,--output", options->output, "Output folder (created if missing)")->capture_default_str();
   sub->add_option("--duration", options->duration, "Simulated time [s] (default: the scene's duration)");
-  sub->add_option("--time-step", options->time_step, "Time step dt [s] (default: the scene's time_step)");
-  sub->add_option("--solver", options->solver, "Contact solver: sap (Castro et al., the default) | lstable (Drumwright's L-stable first-order solver: one linear solve or convex QP/SOCP per step, no Newton iterations); overrides the scene's solver:");
-  sub->add_option("--lstable-friction", options->lstable_friction,
-                  "Friction model of --solver lstable: staggered (default: normal and friction passes to the discrete "
-                  "Coulomb fixed point, no normal lift while sliding) | cone (one SOCP with the friction cone, the "
-                  "convex relaxation: sliding contacts lift by about mu*slip); overrides the scene's lstable_friction:");
-  sub->add_option("--integrator", options->integrator,
-                  "implicit-euler | symplectic-euler | midpoint (default: the scene's integrator)");
-  sub->add_option("--contact-approximation", options->contact_approximation,
-                  "Contact model: sap | similar | lagged (default: the scene's contact_approximation, else lagged; "
-                  "docs/contact.md)");
+  add_run_options(sub, options->run);
   sub->add_option("--output-rate", options->output_rate,
                   "Write trajectory.csv, steps.csv, contacts.csv and replay frames at most HZ times per simulated "
                   "second (the first and last states always; stats.json still sums every step). Default: every step");
   sub->add_flag("--contacts", options->contacts,
                 "Also write contacts.csv: per written step and contact, the bodies, geometries, point, normal, "
                 "signed distance, normal and tangential impulse, force, slip speed and region");
-  sub->add_option("--rel-tolerance", options->rel_tolerance,
-                  "SAP relative stopping tolerance eps_r on the momentum residual (default 1e-6)");
-  sub->add_flag("--speculative-contact", options->speculative_contact,
-                "Widen each body's contact margin by the distance it can travel in the step, so fast impacts "
-                "do not sink in for a step (same as collision: {speculative: true} in the scene; "
-                "docs/contact.md)");
   sub->add_flag("--strict", options->strict,
                 "Exit with status 3 if the run raised any warning (the outputs are still written)");
   sub->add_flag("--no-html", options->no_html, "Do not write replay.html and report.html");

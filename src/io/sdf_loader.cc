@@ -35,6 +35,7 @@
 #include <tinyxml.h>
 
 #include "../util/format.h"
+#include "io/model_path.h"
 
 namespace coulomb::io {
 
@@ -66,17 +67,7 @@ Transform to_transform(const ignition::math::Pose3d& pose) {
 
 Vector3 to_vector(const ignition::math::Vector3d& v) { return {v.X(), v.Y(), v.Z()}; }
 
-/// Colon-separated directories of COULOMB_MODEL_PATH (empty entries dropped).
-std::vector<fs::path> model_path_dirs() {
-  std::vector<fs::path> dirs;
-  const char* env = std::getenv("COULOMB_MODEL_PATH");
-  if (env == nullptr) return dirs;
-  std::string entry;
-  std::istringstream in{std::string(env)};
-  while (std::getline(in, entry, ':'))
-    if (!entry.empty()) dirs.emplace_back(entry);
-  return dirs;
-}
+using internal::model_path_dirs;
 
 bool path_exists(const fs::path& p) {
   std::error_code ec;

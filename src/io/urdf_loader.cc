@@ -38,6 +38,7 @@
 #include <urdf_parser/urdf_parser.h>
 #include "../util/format.h"
 #include "coulomb/geometry/shape.h"
+#include "io/model_path.h"
 
 namespace coulomb::io {
 
@@ -507,17 +508,7 @@ Transform to_transform(const urdf::Pose& pose) {
 
 Vector3 to_vector(const urdf::Vector3& v) { return {v.x, v.y, v.z}; }
 
-/// Colon-separated directories of COULOMB_MODEL_PATH (empty entries dropped).
-std::vector<fs::path> model_path_dirs() {
-  std::vector<fs::path> dirs;
-  const char* env = std::getenv("COULOMB_MODEL_PATH");
-  if (env == nullptr) return dirs;
-  std::string entry;
-  std::istringstream in{std::string(env)};
-  while (std::getline(in, entry, ':'))
-    if (!entry.empty()) dirs.emplace_back(entry);
-  return dirs;
-}
+using internal::model_path_dirs;
 
 bool is_file(const fs::path& p) {
   std::error_code ec;

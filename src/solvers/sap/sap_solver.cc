@@ -12,7 +12,6 @@
 
 #include "coulomb/linalg/block_sparse_cholesky.h"
 #include "coulomb/solvers/sap/sap_line_search.h"
-#include "linalg/dense_kernels.h"
 
 namespace coulomb::solvers::sap {
 
@@ -28,17 +27,13 @@ const char* to_string(SapSolverStatus status) {
 
 namespace {
 
-// Trees' A up to this size are factored and inverted (the Delassus estimate) with the plain loops
-// of linalg/dense_kernels.h; larger ones with Eigen's LLT. Off (0) for now, as kSmallNewton below:
-// with 48, a1_drop's prepare_constraints took 57 M instead of 78 M instructions per 1000 steps,
-// but ControlAcceptanceTest.QpMuTrotsStraightAtTheCommandedSpeed had one unsolved ID step in 10 s
-// (the controller tests' sensitivity to round-off-level changes of the step, to be understood).
-constexpr int kSmallDense = 0;
-// The same for the dense Newton matrix H. Off (0) for now: the kernels agree with Eigen's LLT to
-// round-off (DenseKernelsTest), but the A1 trot's normal-force prediction over 0.45 s
-// (ControlAcceptanceTest.WithoutTorqueFeedback…) moved from 4.3 % to 7.2 % with them — a
-// sensitivity of that metric to solver-tolerance-level changes still to be understood.
-constexpr int kSmallNewton = 0;
+// Trees' A and the dense Newton matrix are factored with Eigen's LLT. The plain-loop kernels of
+// linalg/dense_kernels.h (used by BlockSparseCholesky) were tried here too: with trees up to 48
+// DOF, a1_drop's prepare_constraints took 57 M instead of 78 M instructions per 1000 steps, but
+// the A1 controller acceptance tests moved with those round-off-level changes of the step
+// (ControlAcceptanceTest.QpMuTrotsStraightAtTheCommandedSpeed: one unsolved ID step in 10 s; the
+// trot's normal-force prediction 4.3 % -> 7.2 %), a sensitivity still to be understood
+// (commits 0c2fade and 3e69367).
 
 using ColMajor3X = Eigen::Matrix<double, 3, Eigen::Dynamic>;
 using OuterStrided = Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
@@ -158,7 +153,6 @@ struct SapSolverWorkspace {
   // Delassus estimate.
   std::vector<Eigen::MatrixXd> A_inverse;  // per tree
   std::vector<double> A_factor, AinvJt, W;  // scratch of prepare_constraints, mapped r × r and k × r (grow only)
-  std::vector<double> A_scratch;            // inverse_from_cholesky's L⁻¹ (grow only)
   // Hessian assembly: one storage target per constraint and Jacobian-block pair.
   struct Target {
     double* data = nullptr;
@@ -250,15 +244,6 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
     Eigen::Map<Eigen::MatrixXd> A_factor(w.A_factor.data(), n, n);  // trees differ in size: a grow-only buffer
     A_factor = problem.A(t);
     w.A_inverse[t].resize(n, n);
-    if (n <= kSmallDense) {
-      // Plain loops: Eigen's LLT + solve(I) costs ~10× the arithmetic at these sizes.
-      const bool ok = n == 6 ? linalg::internal::small_cholesky_in_place<6>(A_factor.data(), n)
-                             : linalg::internal::small_cholesky_in_place<0>(A_factor.data(), n);
-      if (!ok) throw std::invalid_argument("SapProblem: A block " + std::to_string(t) + " is not positive definite");
-      if (w.A_scratch.size() < static_cast<size_t>(n) * n) w.A_scratch.resize(static_cast<size_t>(n) * n);
-      linalg::internal::inverse_from_cholesky(A_factor.data(), n, w.A_inverse[t].data(), w.A_scratch.data());
-      continue;
-    }
     Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(A_factor);
     if (llt.info() != Eigen::Success)
       throw std::invalid_argument("SapProblem: A block " + std::to_string(t) + " is not positive definite");
@@ -577,21 +562,12 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
         w.H.block(s, s, n, n) = problem.A(t);
       }
       assemble_constraint_hessians(problem, w);
-      if (nv <= kSmallNewton) {  // plain loops on the lower triangle (linalg/dense_kernels.h)
-        if (!linalg::internal::small_cholesky_in_place<0>(w.H.data(), nv)) {
-          res.status = SapSolverStatus::kLinearSolverFailure;
-          break;
-        }
-        linalg::internal::solve_lower<0>(w.H.data(), nv, w.dv.data());
-        linalg::internal::solve_lower_transpose<0>(w.H.data(), nv, w.dv.data());
-      } else {
-        w.llt.compute(w.H);  // reads the lower triangle
-        if (w.llt.info() != Eigen::Success) {
-          res.status = SapSolverStatus::kLinearSolverFailure;
-          break;
-        }
-        w.llt.solveInPlace(w.dv);
+      w.llt.compute(w.H);  // reads the lower triangle
+      if (w.llt.info() != Eigen::Success) {
+        res.status = SapSolverStatus::kLinearSolverFailure;
+        break;
       }
+      w.llt.solveInPlace(w.dv);
     }
     if (!w.dv.allFinite()) {
       res.status = SapSolverStatus::kLinearSolverFailure;
