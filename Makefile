@@ -15,6 +15,7 @@
 #   make fidelity-report  run the analytic checks (coulomb_fidelity) and rewrite docs/fidelity.md
 #   make experiments  deps + build + Zapolsky & Drumwright's controller experiments (coulomb
 #                experiment id-tables): tables and figures in experiments-out/ (EXPERIMENT_ARGS)
+#   make test-sanitize  the C++ tests (and every example scene) under ASan + UBSan, in ./build-sanitize
 #   make fuzz    the libFuzzer harnesses of fuzz/ (URDF, scene, MJCF, SDF loaders) with ASan + UBSan, built
 #                with clang in ./build-fuzz, FUZZ_SECONDS each (default 3600; scripts/fuzz.sh,
 #                docs/reliability.md)
@@ -36,7 +37,7 @@ EXPERIMENT_ARGS ?=
 # quadruped standing under PD control with 40 objects dropped around it), outputs in coulomb-out/.
 DEMO_ARGS ?= simulate -o coulomb-out
 
-.PHONY: all deps configure build demo test python-test fuzz bench bench-peers bench-report fidelity-report experiments clean
+.PHONY: all deps configure build demo test test-sanitize python-test fuzz bench bench-peers bench-report fidelity-report experiments clean
 
 all: build
 
@@ -58,6 +59,20 @@ test: deps
 	@$(MAKE) --no-print-directory build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(CTEST_JOBS)
 	BUILD_DIR=$(BUILD_DIR) bash scripts/python_test.sh
+
+# The C++ test suite (unit, oracle, examples; every example scene through the CLI) built with
+# AddressSanitizer + UndefinedBehaviorSanitizer (gcc) in its own build directory. Left out: the
+# browser tests (node and Chromium, not our code) and the install/downstream test (an
+# uninstrumented program linking the instrumented library). Any sanitizer report fails its test.
+SANITIZE_DIR ?= build-sanitize
+test-sanitize: deps
+	cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DCOULOMB_SANITIZE=address,undefined \
+	  -DCOULOMB_BUILD_BENCH=OFF
+	cmake --build $(SANITIZE_DIR)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(SANITIZE_DIR) --output-on-failure -j$(CTEST_JOBS) -LE 'browser|install'
 
 # The libFuzzer harnesses (clang, ASan + UBSan) in their own build directory, FUZZ_SECONDS each.
 fuzz: deps
@@ -99,4 +114,4 @@ experiments: deps
 	$(BUILD_DIR)/bin/coulomb experiment id-tables -o experiments-out $(EXPERIMENT_ARGS)
 
 clean:
-	rm -rf $(BUILD_DIR) $(BUILD_DIR)-python build-fuzz
+	rm -rf $(BUILD_DIR) $(BUILD_DIR)-python build-fuzz $(SANITIZE_DIR)
