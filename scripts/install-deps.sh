@@ -22,6 +22,8 @@ PACKAGES=(
   libsdformat-dev
   # tests, oracles and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libmujoco-dev libmujoco-samples libqhull-dev coinor-libipopt-dev
+  # FCLIB problems (`coulomb fclib`: libfclib, HDF5) and the Siconos numerics peer on them
+  libfclib-dev libhdf5-dev libsiconos-numerics-dev
   # CVODE (BDF reference of the lstable elastic-foundation test and bench)
   libsundials-dev
   # replay.html (zlib-compressed frame data) and the browser tests (headless Chromium)

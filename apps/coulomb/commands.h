@@ -68,6 +68,11 @@ Command add_control_command(CLI::App& app);
 /// runs, with tables, run folders and figures.
 Command add_experiment_command(CLI::App& app);
 
+/// `coulomb fclib FILE.hdf5 [FILE...] [--json] [--tolerance T] [--solvers sap,nsgs,newton-ac] …`:
+/// FCLIB global problems solved by SAP (near-rigid) and Siconos numerics (NSGS, Newton-AC) in the
+/// same run; status, iterations, median time and the exact Coulomb problem's residuals per solver.
+Command add_fclib_command(CLI::App& app);
+
 /// `coulomb report DIR`: regenerates DIR/report.html from DIR/steps.csv and DIR/stats.json.
 Command add_report_command(CLI::App& app);
 

@@ -67,8 +67,7 @@ namespace {
 
 // Subcommands of the architecture (../shared/design/ARCHITECTURE.md, the CLI) that are not built
 // yet, with what they will do.
-const std::vector<std::pair<std::string, std::string>> kPlannedCommands = {
-    {"fclib", "solving FCLIB problems"}};
+const std::vector<std::pair<std::string, std::string>> kPlannedCommands = {};
 
 // An unknown or planned subcommand in argv[1]: a clear message and exit status 2, before CLI11
 // (which would say only that the argument was not expected). Returns -1 otherwise.
@@ -109,6 +108,7 @@ int main(int argc, char** argv) {
   commands.push_back(coulomb::cli::add_report_command(app));
   commands.push_back(coulomb::cli::add_control_command(app));
   commands.push_back(coulomb::cli::add_experiment_command(app));
+  commands.push_back(coulomb::cli::add_fclib_command(app));
 
   std::vector<std::string> built;
   for (const coulomb::cli::Command& command : commands) built.push_back(command.app->get_name());
