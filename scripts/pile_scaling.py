@@ -29,7 +29,7 @@ SECTION = "## Scaling to 10,000 bodies"
 
 
 def timed(cmd):
-    """Runs cmd under /usr/bin/time -v; returns (peak RSS [MB], wall time [s], exit code)."""
+    """Runs cmd under /usr/bin/time -v; returns (peak RSS [MiB], wall time [s], exit code)."""
     p = subprocess.run(["/usr/bin/time", "-v"] + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr)
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", p.stderr)
@@ -77,7 +77,7 @@ def fmt(x, digits=0):
 
 
 def table(rows):
-    out = ["| bodies | DOFs | `inspect` peak RSS [MB] | `inspect` wall [s] | `simulate` peak RSS [MB] | `simulate` wall [s] "
+    out = ["| bodies | DOFs | `inspect` peak RSS [MiB] | `inspect` wall [s] | `simulate` peak RSS [MiB] | `simulate` wall [s] "
            "| steps | steps/s (loop) | contacts mean / max | SAP iterations mean | trajectory.csv [MB] |",
            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
@@ -103,6 +103,10 @@ def main():
     os.makedirs(work, exist_ok=True)
     load_before = open("/proc/loadavg").read().split()[:3]
     start = datetime.datetime.utcnow()
+    # The commit of the sources (the binary is assumed built from them), taken before the runs.
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                           text=True).stdout.strip()
     rows = []
     for n in args.sizes:
         rows.append(measure(args.coulomb, n, args.steps, work, args.html))
@@ -110,9 +114,6 @@ def main():
     load_after = open("/proc/loadavg").read().split()[:3]
     if args.json:
         json.dump(rows, open(args.json, "w"), indent=1)
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"], capture_output=True,
-                           text=True).stdout.strip()
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "unknown")
     run = (f"- run: {start:%Y-%m-%d %H:%M} UTC, coulomb commit {commit}{'+local changes' if dirty else ''}, "
            f"{os.cpu_count()} cores ({cpu}); load average before: {' '.join(load_before)}, after: {' '.join(load_after)}")
