@@ -11,6 +11,8 @@
 #             matplotlib is importable)
 #   profile   callgrind (inclusive, instructions) and perf (self, CPU samples) on
 #             `coulomb simulate examples/scenes/clutter.yaml --duration 2 --no-html`
+# The sections "Scaling to 10,000 bodies" (scripts/pile_scaling.py --write-doc) and "FCLIB: SAP
+# vs Siconos numerics" (`coulomb fclib` runs) are copied unchanged from the previous report.
 #
 #   usage: scripts/bench_report.sh [BENCH_BINARY] [OUTPUT.md]
 #   default: build/bin/coulomb_bench  docs/benchmarks.md
@@ -295,7 +297,9 @@ w("Sections: [rigid-body algorithms](#rigid-body-algorithms-rnea-and-crba), "
   "[contact detection](#contact-detection-at-clutters-resting-state), "
   "[forward simulation](#forward-simulation-sap-vs-mujoco), "
   "[inverse dynamics](#inverse-dynamics), "
-  "[profile](#profile-where-coulombs-time-goes-on-clutter).")
+  "[profile](#profile-where-coulombs-time-goes-on-clutter)"
+  + (", [scaling to 10,000 bodies](#scaling-to-10000-bodies) (scripts/pile_scaling.py)."
+     if previous_whole_section("## Scaling to 10,000 bodies") else "."))
 w("")
 
 # ---------------------------------------------------------------------------------------------
@@ -743,6 +747,17 @@ if "profile" in sections:
     if not inc and not os.path.exists(perf_path):
         w("(not run: neither valgrind nor perf is installed)")
         w("")
+
+# Sections measured elsewhere, kept from the previous report as they are: "Scaling to 10,000
+# bodies" (scripts/pile_scaling.py --write-doc: minutes of runs at up to 10,000 bodies) and
+# "FCLIB: SAP vs Siconos numerics" (`coulomb fclib` runs, docs/user-guide.md).
+for heading in ("## Scaling to 10,000 bodies", "## FCLIB: SAP vs Siconos numerics"):
+    kept_section = previous_whole_section(heading)
+    if kept_section:
+        while lines and lines[-1] == "":
+            lines.pop()
+        w("")
+        w(kept_section)
 
 text = "\n".join(lines).rstrip() + "\n"
 with open(os.environ["BENCH_OUT"], "w") as f:

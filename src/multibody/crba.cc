@@ -2,8 +2,11 @@
 
 namespace coulomb::multibody {
 
-// Featherstone 2008, Table 6.2, in body coordinates.
-const Eigen::MatrixXd& crba_from_joint_poses(const Model& model, Workspace& ws) {
+namespace {
+
+// Featherstone 2008, Table 6.2, in body coordinates: the composite inertias I^c_i of every
+// subtree (and the floating joints' R_JB for S_i), from ws.X_PB.
+void composite_inertias(const Model& model, Workspace& ws) {
   const auto& bodies = model.bodies();
   const int n = model.num_bodies();
   for (int i = 1; i < n; ++i) {
@@ -16,41 +19,73 @@ const Eigen::MatrixXd& crba_from_joint_poses(const Model& model, Workspace& ws) 
     const int p = bodies[i].parent;
     if (p > 0) ws.Ic_B[p] += ws.X_PB[i].act(ws.Ic_B[i]);
   }
-  // Every entry M(r, c) whose bodies are on one root path (one is an ancestor of, or is, the
-  // other) is overwritten below, both triangles; every other entry (different trees, or
-  // different branches of one tree) is structurally zero and was zeroed by the Workspace
-  // constructor, so M is not cleared here.
-  Eigen::MatrixXd& M = ws.M;
-  for (int i = 1; i < n; ++i) {
+}
+
+// Table 6.2's second loop for bodies [first, end) of one or more whole trees, into M whose row
+// and column 0 is velocity v_offset: every entry whose bodies are on one root path (one is an
+// ancestor of, or is, the other) is overwritten, both triangles; every other entry (different
+// trees, or different branches of one tree) is structurally zero and is not touched (the
+// caller zeroed it when sizing M), so M is not cleared here. Armature added on the diagonal.
+void fill_mass_matrix(const Model& model, Workspace& ws, int first, int end, int v_offset, Eigen::MatrixXd& M) {
+  const auto& bodies = model.bodies();
+  for (int i = first; i < end; ++i) {
     const Joint& joint_i = bodies[i].joint;
     for (int k = 0; k < joint_i.nv; ++k) {
-      const int col = joint_i.v_index + k;
+      const int col = joint_i.v_index - v_offset + k;
       // F = I^c_i S_i[:, k]; M_ji = S_jᵀ F along the path from i to its root.
       math::SpatialForce F = ws.Ic_B[i] * joint_subspace_column(joint_i, ws.R_JB[i], k);
       double* column = M.col(col).data();
-      joint_project(joint_i, ws.R_JB[i], F, column + joint_i.v_index);
+      joint_project(joint_i, ws.R_JB[i], F, column + joint_i.v_index - v_offset);
       for (int j = i; bodies[j].parent > 0;) {
         F = ws.X_PB[j].act(F);
         j = bodies[j].parent;
         const Joint& joint_j = bodies[j].joint;
-        joint_project(joint_j, ws.R_JB[j], F, column + joint_j.v_index);
-        for (int r = 0; r < joint_j.nv; ++r) M(col, joint_j.v_index + r) = column[joint_j.v_index + r];
+        const int row = joint_j.v_index - v_offset;
+        joint_project(joint_j, ws.R_JB[j], F, column + row);
+        for (int r = 0; r < joint_j.nv; ++r) M(col, row + r) = column[row + r];
       }
     }
   }
   // Joint armature (rotor inertia in joint space): M += diag(armature).
-  if (model.has_armature()) M.diagonal() += model.armature();
-  return M;
+  if (model.has_armature()) M.diagonal() += model.armature().segment(v_offset, M.rows());
 }
 
-const Eigen::MatrixXd& crba(const Model& model, Workspace& ws, const ConstVectorRef& q) {
+void joint_poses(const Model& model, Workspace& ws, const ConstVectorRef& q) {
   const auto& bodies = model.bodies();
-  const int n = model.num_bodies();
-  for (int i = 1; i < n; ++i) {
+  for (int i = 1; i < model.num_bodies(); ++i) {
     const Joint& joint = bodies[i].joint;
     ws.X_PB[i] = joint_transform(joint, q.data() + joint.q_index);
   }
+}
+
+}  // namespace
+
+const Eigen::MatrixXd& crba_from_joint_poses(const Model& model, Workspace& ws) {
+  // Sized (and zeroed: see fill_mass_matrix) on the first call only.
+  if (ws.M.rows() != model.nv() || ws.M.cols() != model.nv()) ws.M.setZero(model.nv(), model.nv());
+  composite_inertias(model, ws);
+  fill_mass_matrix(model, ws, 1, model.num_bodies(), 0, ws.M);
+  return ws.M;
+}
+
+const Eigen::MatrixXd& crba(const Model& model, Workspace& ws, const ConstVectorRef& q) {
+  joint_poses(model, ws, q);
   return crba_from_joint_poses(model, ws);
+}
+
+const TreeMassMatrix& crba_trees_from_joint_poses(const Model& model, Workspace& ws) {
+  composite_inertias(model, ws);
+  TreeMassMatrix& M = ws.M_trees;
+  for (int t = 0; t < M.num_trees(); ++t) {
+    const TreeMassMatrix::Tree& tree = M.tree(t);
+    fill_mass_matrix(model, ws, tree.first_body, tree.end_body, tree.v_start, M.mutable_block(t));
+  }
+  return M;
+}
+
+const TreeMassMatrix& crba_trees(const Model& model, Workspace& ws, const ConstVectorRef& q) {
+  joint_poses(model, ws, q);
+  return crba_trees_from_joint_poses(model, ws);
 }
 
 }  // namespace coulomb::multibody

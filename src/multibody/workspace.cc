@@ -22,7 +22,7 @@ Workspace::Workspace(const Model& model) {
   tau = Eigen::VectorXd::Zero(nv);
   bias = Eigen::VectorXd::Zero(nv);
   gravity = Eigen::VectorXd::Zero(nv);
-  M = Eigen::MatrixXd::Zero(nv, nv);
+  M_trees = TreeMassMatrix(model);  // the dense M stays empty until crba() is called
   vdot = Eigen::VectorXd::Zero(nv);
   momentum = Eigen::VectorXd::Zero(nv);
   momentum_bias = Eigen::VectorXd::Zero(nv);

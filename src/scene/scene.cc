@@ -37,26 +37,20 @@ std::optional<InitialDynamicsProblem> check_initial_dynamics(const Scene& scene)
   const multibody::Model& model = scene.model;
   if (model.nv() == 0 || scene.q0.size() != model.nq() || scene.v0.size() != model.nv()) return std::nullopt;
   multibody::Workspace ws(model);
-  const Eigen::MatrixXd M = multibody::crba(model, ws, scene.q0);
-  const Eigen::VectorXd bias = multibody::bias_forces(model, ws, scene.q0, scene.v0);
-  for (int root = 1; root < model.num_bodies(); ++root) {
+  // M per tree (linear in the number of trees; the dense n_v × n_v M of 2,000 free bodies is
+  // 1.15 GB, issue 18).
+  const multibody::TreeMassMatrix& M = multibody::crba_trees(model, ws, scene.q0);
+  const Eigen::VectorXd& bias = multibody::bias_forces(model, ws, scene.q0, scene.v0);
+  for (int t = 0; t < M.num_trees(); ++t) {
+    const multibody::TreeMassMatrix::Tree& tree = M.tree(t);
+    const int root = tree.first_body, first = tree.v_start, n = tree.nv;
     const multibody::Body& body = model.body(root);
-    if (body.parent != 0) continue;
-    // The tree's velocity range: its bodies are consecutive from the root (model.h).
-    int first = model.nv(), last = 0;
-    for (int b = root; b < model.num_bodies() && model.body(b).tree == root; ++b) {
-      const multibody::Joint& j = model.body(b).joint;
-      if (j.nv == 0) continue;
-      first = std::min(first, j.v_index);
-      last = std::max(last, j.v_index + j.nv);
-    }
-    if (first >= last) continue;
-    const int n = last - first;
-    const Eigen::MatrixXd A = M.block(first, first, n, n);
+    if (n == 0) continue;
+    const Eigen::MatrixXd& A = M.block(t);
     if (body.joint.type == multibody::JointType::kFloating) {
       const Eigen::Matrix<double, 6, 6> I = A.block(body.joint.v_index - first, body.joint.v_index - first, 6, 6);
       double mass = 0.0;
-      for (int b = root; b < model.num_bodies() && model.body(b).tree == root; ++b) mass += model.body(b).inertia.mass;
+      for (int b = root; b < tree.end_body; ++b) mass += model.body(b).inertia.mass;
       const Eigen::SelfAdjointEigenSolver<Eigen::Matrix<double, 6, 6>> eig(I, Eigen::EigenvaluesOnly);
       const double lo = eig.eigenvalues().minCoeff(), hi = eig.eigenvalues().maxCoeff();
       if (!(mass > 0.0) || !I.allFinite() || !(lo > 1e-12 * hi))

@@ -344,15 +344,16 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   }
   Eigen::VectorXd &q_theta = s.q_theta, &q1 = s.q1, &v_theta = s.v_theta, &v_thvq = s.v_thvq, &k1 = s.k1, &m = s.m,
                   &dv = s.dv, &p0 = s.p0, &p_theta = s.p_theta, &beta_theta = s.beta_theta;
-  // A = M + δt²θθ_vq K + δtθ D per tree, copied column by column (contiguous segments).
+  // A = M + δt²θθ_vq K + δtθ D per tree, from M's tree blocks (crba_trees: M is never formed
+  // n_v × n_v; trees_ and the blocks list the trees in the same, body, order).
   const double c_K = dt * dt * th * thvq, c_D = dt * th;
-  auto assemble_A = [&](const Eigen::MatrixXd& M) {
+  auto assemble_A = [&](const multibody::TreeMassMatrix& M) {
     for (size_t t = 0; t < trees_.size(); ++t) {
       const contact::TreeRange& r = trees_[t];
       Eigen::MatrixXd& A = A_blocks_[t];
+      A = M.block(static_cast<int>(t));
       for (int j = 0; j < r.nv; ++j) {
         const int k = r.v_start + j;
-        A.col(j) = M.col(k).segment(r.v_start, r.nv);
         A(j, j) += c_K * stiffness_[k] + c_D * damping_[k];
       }
     }
@@ -367,7 +368,7 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   // It depends on (q₀, v₀) only: a step from a state set by set_state() is the same step. If an
   // iteration does not contract the correction by 4× (fast motion at a large δt), A is refreshed
   // at q₁ of the current iterate from then on (the plain quasi-Newton iteration).
-  assemble_A(multibody::crba_from_joint_poses(model, ws_));
+  assemble_A(multibody::crba_trees_from_joint_poses(model, ws_));
   for (size_t t = 0; t < trees_.size(); ++t) s.llt[t].compute(A_blocks_[t]);
   if (th == 0.0) {  // explicit forces: evaluated once, at (q₀, v₀)
     p_theta = ws_.momentum;
@@ -392,7 +393,7 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
     multibody::generalized_momentum(model, ws_, q1, v_star);  // p(q₁, v); joint poses at q₁ for crba
     const Eigen::VectorXd& p1 = ws_.momentum;
     if (refresh) {  // joint poses at q₁ of this iterate, from the momentum pass
-      assemble_A(multibody::crba_from_joint_poses(model, ws_));
+      assemble_A(multibody::crba_trees_from_joint_poses(model, ws_));
       for (size_t t = 0; t < trees_.size(); ++t) s.llt[t].compute(A_blocks_[t]);
     }
     if (theta_at_end) {
@@ -435,7 +436,7 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   // A at the converged v* (digest §2.4: evaluated once, at v*), where the momentum is: q₁(v*).
   v_thvq = thvq * v_star + (1.0 - thvq) * v0;
   multibody::integrate(model, q0, v_thvq, dt, q1);
-  assemble_A(multibody::crba(model, ws_, q1));
+  assemble_A(multibody::crba_trees(model, ws_, q1));
 }
 
 // Generalized forces of this step that do not depend on v: the feed-forward of pure-force

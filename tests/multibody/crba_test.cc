@@ -1,4 +1,5 @@
-// CRBA: symmetry, positive definiteness, columns from RNEA, and ½ vᵀ M v = kinetic energy.
+// CRBA: symmetry, positive definiteness, columns from RNEA, and ½ vᵀ M v = kinetic energy; the
+// per-tree CRBA (crba_trees) against RNEA columns and the dense crba on forests of several trees.
 #include "coulomb/multibody/crba.h"
 
 #include <gtest/gtest.h>
@@ -55,6 +56,105 @@ TEST(CrbaTest, SeparateTreesAreDecoupled) {
   S.bottomRightCorner<3, 3>() = R.transpose();
   EXPECT_LT((M.block<6, 6>(iv, iv) - S.transpose() * model.body(box).inertia.matrix() * S).cwiseAbs().maxCoeff(),
             1e-13);
+}
+
+// A forest of five trees whose links are added interleaved (ModelBuilder::build renumbers them
+// tree by tree): a random fixed-base tree with armature, a random floating tree, a free box,
+// a revolute-prismatic chain on the world and a second free body.
+Model make_forest(std::mt19937& rng) {
+  ModelBuilder b("forest");
+  std::uniform_real_distribution<double> um(0.5, 2.0), uc(-0.2, 0.2);
+  std::normal_distribution<double> n(0.0, 1.0);
+  auto inertia = [&]() {
+    return math::SpatialInertia::FromCenterOfMass(um(rng), math::Vector3(uc(rng), uc(rng), uc(rng)),
+                                                  testing::random_rotational_inertia(rng));
+  };
+  auto axis = [&]() { return math::Vector3(n(rng), n(rng), n(rng)).normalized(); };
+  auto with_armature = [&](JointSpec j) {
+    j.armature = 0.1 + 0.05 * um(rng);
+    return j;
+  };
+  b.add_link("a0", "world", with_armature(testing::revolute("a0_joint", axis())), inertia());
+  b.add_link("f0", "world", testing::floating("f0_joint"), inertia());
+  b.add_link("a1", "a0", with_armature(testing::revolute("a1_joint", axis(), testing::random_transform(rng))), inertia());
+  b.add_link("box", "world", testing::floating("box_joint"), inertia());
+  b.add_link("f1", "f0", testing::revolute("f1_joint", axis(), testing::random_transform(rng)), inertia());
+  b.add_link("a2", "a0", with_armature(testing::prismatic("a2_joint", axis(), testing::random_transform(rng))), inertia());
+  b.add_link("c0", "world", testing::revolute("c0_joint", axis(), testing::random_transform(rng)), inertia());
+  b.add_link("f2", "f0", testing::prismatic("f2_joint", axis(), testing::random_transform(rng)), inertia());
+  b.add_link("c1", "c0", testing::prismatic("c1_joint", axis(), testing::random_transform(rng)), inertia());
+  b.add_link("f3", "f1", testing::fixed("f3_joint", testing::random_transform(rng)), inertia());
+  b.add_link("ball", "world", testing::floating("ball_joint"), inertia());
+  b.add_link("a3", "a2", with_armature(testing::revolute("a3_joint", axis(), testing::random_transform(rng))), inertia());
+  return b.build();
+}
+
+TEST(CrbaTreesTest, BlocksAreTheDenseMassMatrixOfEachTreeAndRneaColumns) {
+  std::mt19937 rng(21);
+  const Model model = make_forest(rng);
+  Workspace ws(model);
+  const TreeMassMatrix& trees = ws.M_trees;
+  ASSERT_EQ(trees.num_trees(), 5);
+  ASSERT_EQ(trees.nv(), model.nv());
+  // The trees tile the bodies and the velocities in order.
+  int next_body = 1, next_v = 0;
+  for (const TreeMassMatrix::Tree& t : trees.trees()) {
+    EXPECT_EQ(t.first_body, next_body);
+    EXPECT_EQ(t.v_start, next_v);
+    for (int b = t.first_body; b < t.end_body; ++b) EXPECT_EQ(model.body(b).tree, t.first_body);
+    next_body = t.end_body;
+    next_v += t.nv;
+  }
+  EXPECT_EQ(next_body, model.num_bodies());
+  EXPECT_EQ(next_v, model.nv());
+  for (int trial = 0; trial < 5; ++trial) {
+    const VectorXd q = random_configuration(model, rng);
+    crba_trees(model, ws, q);
+    const MatrixXd blocks = ws.M_trees.dense();
+    // Independent truth: column i of M is RNEA(q, 0, e_i) − RNEA(q, 0, 0) (RNEA adds the
+    // armature term armature_i v̇_i itself).
+    const VectorXd zero = VectorXd::Zero(model.nv());
+    const VectorXd g = generalized_gravity(model, ws, q);
+    MatrixXd M_rnea(model.nv(), model.nv());
+    for (int i = 0; i < model.nv(); ++i) M_rnea.col(i) = rnea(model, ws, q, zero, VectorXd::Unit(model.nv(), i)) - g;
+    ASSERT_TRUE(model.has_armature());
+    EXPECT_LT(testing::relative_error(blocks, M_rnea), 1e-11) << "trial " << trial;
+    // The dense crba: every tree's block equal, every entry between trees zero.
+    const MatrixXd M = crba(model, ws, q);
+    EXPECT_LT(testing::relative_error(M, M_rnea), 1e-11);
+    for (int a = 0; a < trees.num_trees(); ++a)
+      for (int b = 0; b < trees.num_trees(); ++b) {
+        const TreeMassMatrix::Tree &ta = trees.tree(a), &tb = trees.tree(b);
+        const MatrixXd block = M.block(ta.v_start, tb.v_start, ta.nv, tb.nv);
+        if (a == b) EXPECT_EQ((block - trees.block(a)).cwiseAbs().maxCoeff(), 0.0) << "tree " << a;
+        else EXPECT_EQ(block.cwiseAbs().maxCoeff(), 0.0) << "trees " << a << ", " << b;
+      }
+    // From joint poses: the same numbers after forward kinematics at q.
+    forward_kinematics(model, ws, q);
+    EXPECT_EQ((crba_trees_from_joint_poses(model, ws).dense() - blocks).cwiseAbs().maxCoeff(), 0.0);
+  }
+}
+
+TEST(CrbaTreesTest, DenseMassMatrixIsAllocatedOnlyWhenAskedFor) {
+  // 300 free bodies: the dense M would be 1800² entries; the Workspace and crba_trees hold 300
+  // blocks of 6 × 6.
+  ModelBuilder b("bodies");
+  std::mt19937 rng(3);
+  for (int i = 0; i < 300; ++i)
+    b.add_link("body" + std::to_string(i), "world", testing::floating("joint" + std::to_string(i)),
+               math::SpatialInertia::FromCenterOfMass(1.0, math::Vector3::Zero(), testing::random_rotational_inertia(rng)));
+  const Model model = b.build();
+  Workspace ws(model);
+  EXPECT_EQ(ws.M.size(), 0);
+  const VectorXd q = random_configuration(model, rng);
+  const TreeMassMatrix& M_trees = crba_trees(model, ws, q);
+  EXPECT_EQ(ws.M.size(), 0);
+  ASSERT_EQ(M_trees.num_trees(), 300);
+  for (int t = 0; t < M_trees.num_trees(); ++t) ASSERT_EQ(M_trees.block(t).size(), 36);
+  const MatrixXd& M = crba(model, ws, q);
+  EXPECT_EQ(M.rows(), 1800);
+  EXPECT_EQ(M.cols(), 1800);
+  EXPECT_EQ((M - M_trees.dense()).cwiseAbs().maxCoeff(), 0.0);
 }
 
 }  // namespace

@@ -1,12 +1,9 @@
 // The hot loop allocates nothing after warm-up (Model/Workspace split; issue 10: "results after
 // each step, allocation-free"). Counts every heap allocation of the process — malloc, calloc,
-// realloc and, through them, operator new and Eigen's aligned_malloc — by interposing glibc's
-// allocator in this test executable, while a counter is armed.
+// realloc and, through them, operator new and Eigen's aligned_malloc — through the allocator
+// interposed in this test executable (heap_counter.h), while a counter is armed.
 #include <gtest/gtest.h>
 
-#include <execinfo.h>
-
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -24,57 +21,15 @@
 #include "coulomb/simulation/simulator.h"
 #include "coulomb/solvers/lcp/lemke.h"
 #include "coulomb/solvers/lcp/ppm.h"
+#include "heap_counter.h"
 #include "inverse_dynamics/id_test_util.h"
-
-extern "C" {
-void* __libc_malloc(std::size_t size);
-void* __libc_calloc(std::size_t n, std::size_t size);
-void* __libc_realloc(void* p, std::size_t size);
-}
-
-namespace {
-std::atomic<bool> g_armed{false};
-std::atomic<long> g_allocations{0};
-inline void count() {
-  if (g_armed.load(std::memory_order_relaxed)) {
-    g_allocations.fetch_add(1, std::memory_order_relaxed);
-    if (std::getenv("COULOMB_ALLOC_TRACE") && g_allocations.load() <= 40) {
-      g_armed = false;
-      void* frames[24];
-      const int n = backtrace(frames, 24);
-      backtrace_symbols_fd(frames, n, 2);
-      std::fprintf(stderr, "----\n");
-      g_armed = true;
-    }
-  }
-}
-}  // namespace
-
-extern "C" {
-void* malloc(std::size_t size) {
-  count();
-  return __libc_malloc(size);
-}
-void* calloc(std::size_t n, std::size_t size) {
-  count();
-  return __libc_calloc(n, size);
-}
-void* realloc(void* p, std::size_t size) {
-  count();
-  return __libc_realloc(p, size);
-}
-}
 
 namespace coulomb::simulation {
 namespace {
 
-struct AllocationCounter {
-  AllocationCounter() {
-    g_allocations = 0;
-    g_armed = true;
-  }
-  ~AllocationCounter() { g_armed = false; }
-  long count() const { return g_allocations.load(); }
+// Counts the allocations of the process while alive (heap_counter.h).
+struct AllocationCounter : testing::HeapCounter {
+  long count() const { return allocations(); }
 };
 
 // The counter itself works (a test that can fail): a vector's growth is seen.

@@ -11,6 +11,7 @@
 
 #include "coulomb/math/spatial.h"
 #include "coulomb/multibody/model.h"
+#include "coulomb/multibody/tree_mass_matrix.h"
 
 namespace coulomb::multibody {
 
@@ -44,9 +45,14 @@ struct Workspace {
   Eigen::VectorXd tau;   ///< rnea output, n_v [N·m or N]
   Eigen::VectorXd bias;  ///< bias_forces output C(q,v)v + ∂V/∂q, n_v
   Eigen::VectorXd gravity;  ///< generalized_gravity output ∂V/∂q, n_v
-  /// crba output, n_v × n_v, symmetric (both triangles filled). Zeroed here; crba writes only
-  /// the entries that can be non-zero (see crba.h), so nothing else may write M.
+  /// crba output, n_v × n_v, symmetric (both triangles filled). Empty here (0 × 0): the first
+  /// crba call sizes and zeroes it, so a Workspace holds n_v² memory only for a caller who asks
+  /// for the dense M (issue 18); crba writes only the entries that can be non-zero (see crba.h),
+  /// so nothing else may write M.
   Eigen::MatrixXd M;
+  /// crba_trees output: M per kinematic tree (tree_mass_matrix.h), Σ_t n_v(t)² entries, sized
+  /// and zeroed here; the same rule: only crba_trees writes it.
+  TreeMassMatrix M_trees;
   Eigen::VectorXd vdot;  ///< aba output, n_v
   Eigen::VectorXd momentum;       ///< generalized_momentum output p = M v, n_v
   Eigen::VectorXd momentum_bias;  ///< generalized_momentum output β = Ṁ v − C v − ∂V/∂q, n_v

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <memory>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Cholesky>
@@ -70,28 +71,29 @@ void multiply_GJ(const double* G, int r, const double* J, int n, double* GJ) {
 
 // H = A + Jᵀ G J as a sparse matrix whose pattern has dense tree×tree blocks: the diagonal blocks
 // and, for every constraint coupling two trees, the off-diagonal blocks. The pattern depends
-// only on the problem, so CHOLMOD's symbolic analysis is done once per solve.
+// only on the problem, so CHOLMOD's symbolic analysis is done once per solve. The coupled pairs
+// are a sorted list (memory and time linear in the trees and constraints; a T × T table took
+// 2.4 GB for 10,000 trees, issue 18).
 class SparseHessian {
  public:
   explicit SparseHessian(const SapProblem& problem) : problem_(problem) {
-    const int T = problem.num_trees();
-    coupled_.assign(static_cast<size_t>(T) * T, false);
-    for (int t = 0; t < T; ++t) coupled_[t * T + t] = true;
     for (int i = 0; i < problem.num_constraints(); ++i) {
       const SapConstraint& c = problem.constraint(i);
-      if (c.num_trees() == 2) {
-        coupled_[c.tree(0) * T + c.tree(1)] = true;
-        coupled_[c.tree(1) * T + c.tree(0)] = true;
-      }
+      if (c.num_trees() == 2) pairs_.emplace_back(std::max(c.tree(0), c.tree(1)), std::min(c.tree(0), c.tree(1)));
     }
+    std::sort(pairs_.begin(), pairs_.end());
+    pairs_.erase(std::unique(pairs_.begin(), pairs_.end()), pairs_.end());
   }
 
   bool factorize(const SapProblem&, const std::vector<double>& G, const std::vector<int>& G_offset) {
     const int nv = problem_.nv();
     const int T = problem_.num_trees();
-    // Accumulate block values (lower triangle of tree pairs: b ≥ a).
-    std::vector<Eigen::MatrixXd> blocks(static_cast<size_t>(T) * T);
-    for (int t = 0; t < T; ++t) blocks[t * T + t] = problem_.A(t);
+    // Accumulate block values: diagonal blocks, then (tb, ta) blocks with tb > ta, one per pair.
+    diagonal_.resize(T);
+    for (int t = 0; t < T; ++t) diagonal_[t] = problem_.A(t);
+    off_.resize(pairs_.size());
+    for (size_t k = 0; k < pairs_.size(); ++k)
+      off_[k].setZero(problem_.tree_size(pairs_[k].first), problem_.tree_size(pairs_[k].second));
     for (int i = 0; i < problem_.num_constraints(); ++i) {
       const SapConstraint& c = problem_.constraint(i);
       for (int a = 0; a < c.num_trees(); ++a) {
@@ -100,25 +102,23 @@ class SparseHessian {
         for (int b = 0; b < c.num_trees(); ++b) {
           const int ta = c.tree(a), tb = c.tree(b);
           if (tb < ta) continue;
-          Eigen::MatrixXd& B = blocks[tb * T + ta];
-          if (B.size() == 0) B = Eigen::MatrixXd::Zero(problem_.tree_size(tb), problem_.tree_size(ta));
+          Eigen::MatrixXd& B = tb == ta ? diagonal_[ta] : off_[pair_index(tb, ta)];
           B.noalias() += c.jacobian(b).transpose() * GJ;
         }
       }
     }
     triplets_.clear();
-    for (int ta = 0; ta < T; ++ta)
-      for (int tb = ta; tb < T; ++tb) {
-        if (!coupled_[tb * T + ta]) continue;
-        const Eigen::MatrixXd& B = blocks[tb * T + ta];
-        const int r0 = problem_.tree_start(tb), c0 = problem_.tree_start(ta);
-        for (int cc = 0; cc < problem_.tree_size(ta); ++cc)
-          for (int rr = 0; rr < problem_.tree_size(tb); ++rr) {
-            const int row = r0 + rr, col = c0 + cc;
-            if (row < col) continue;  // lower triangle only
-            triplets_.emplace_back(row, col, B.size() ? B(rr, cc) : 0.0);
-          }
-      }
+    auto add = [&](int tb, int ta, const Eigen::MatrixXd& B) {
+      const int r0 = problem_.tree_start(tb), c0 = problem_.tree_start(ta);
+      for (int cc = 0; cc < problem_.tree_size(ta); ++cc)
+        for (int rr = 0; rr < problem_.tree_size(tb); ++rr) {
+          const int row = r0 + rr, col = c0 + cc;
+          if (row < col) continue;  // lower triangle only
+          triplets_.emplace_back(row, col, B(rr, cc));
+        }
+    };
+    for (int t = 0; t < T; ++t) add(t, t, diagonal_[t]);
+    for (size_t k = 0; k < pairs_.size(); ++k) add(pairs_[k].first, pairs_[k].second, off_[k]);
     H_.resize(nv, nv);
     H_.setFromTriplets(triplets_.begin(), triplets_.end());
     if (!analyzed_) {
@@ -132,8 +132,13 @@ class SparseHessian {
   Eigen::VectorXd solve(const Eigen::VectorXd& b) { return llt_.solve(b); }
 
  private:
+  size_t pair_index(int tb, int ta) const {
+    return static_cast<size_t>(std::lower_bound(pairs_.begin(), pairs_.end(), std::make_pair(tb, ta)) - pairs_.begin());
+  }
+
   const SapProblem& problem_;
-  std::vector<bool> coupled_;
+  std::vector<std::pair<int, int>> pairs_;  // (tb, ta), tb > ta, sorted
+  std::vector<Eigen::MatrixXd> diagonal_, off_;
   std::vector<Eigen::Triplet<double>> triplets_;
   Eigen::SparseMatrix<double> H_;
   Eigen::CholmodSupernodalLLT<Eigen::SparseMatrix<double>, Eigen::Lower> llt_;
