@@ -18,29 +18,39 @@ Two families of mutants:
       duplicated or swapped lines, elements, entries and values. Correct outcome: a clean error or
       a successful run.
 
-Each mutant runs (timeout --timeout s each):
-  URDF:  coulomb inspect --json M; coulomb inspect M; coulomb dynamics M --json [--floating on odd
-         indices]; and when inspect accepted it, coulomb simulate M --duration 0.05 --no-html -q
-         (with HTML on every 10th mutant).
-  scene: coulomb inspect --json M; coulomb inspect M; and when accepted, coulomb simulate M with
-         --duration min(duration, 10 time steps) (taken from inspect's JSON) --no-html -q (HTML on
-         every 10th mutant).
+Each mutant runs (timeout --timeout s each; process start-up dominates, so some commands run on
+a fixed share of the mutants, chosen by index):
+  coulomb inspect --json M                         every mutant
+  coulomb inspect M (text; must agree with --json) mutants 0, 4, 8, ...
+  coulomb dynamics M --json [--floating]           URDF mutants 0, 2, 4, ... (--floating on 2, 6, ...)
+  coulomb simulate M -o DIR -q --duration D --no-html
+                                                   when inspect accepted M; D = min(duration, 10
+                                                   time steps) from inspect's JSON (a URDF runs on
+                                                   a ground plane with the scene defaults); with
+                                                   replay.html and report.html on mutants 0, 10, ...
 Classes of a run: clean-error (exit 1, stderr "coulomb: error: ..." naming the mutant file, no
 crash text, at most 12 lines), success (exit 0, or 3 = unconverged steps reported, with complete
 finite outputs), crash (signal, exit >= 128, "terminate called", sanitizer or segfault text),
 hang (timeout), nan-output (an accepted run whose stdout JSON, stats.json, trajectory.csv or
-steps.csv holds NaN/inf/null where a number belongs, or a stats.json status other than
+steps.csv holds NaN/inf/null where a number belongs (steps.csv may show an infinite momentum
+error on a step whose status says the solve failed), or a stats.json status other than
 "complete"), wrongly-accepted (family a, exit 0/3), unclean-error (exit 2 or another status, an
 empty message, one not naming the file, or one longer than 12 lines), inconsistent (the text and
 the JSON inspect disagree on accepting the mutant). Everything but clean-error and success is a
 finding: the mutant, the command, stdout and stderr are saved under OUT/findings/.
 
-Mutant i of a kind is a function of (--seed, kind, i) alone, so `--count 500` runs the first
-500 mutants of `--count 20000`, and `--only urdf:1234` replays one.
+Mutant i of a kind is a function of (--seed, kind, i) and the seed files alone, so `--count 500`
+runs the first 500 mutants of `--count 20000`, and `--only urdf:1234` replays one. Before the
+mutants, every seed (in the canonical form the mutants are written in) must run cleanly; a seed
+that does not is left out and listed.
+
+Mutants run with COULOMB_MODEL_PATH = the seed's folder and SHARED/models, so that the seed's
+relative model and mesh paths still resolve from OUT/work/.
 
 Usage:
-  scripts/mutate_cli.py [--count N] [--seed S] [--jobs J] [--timeout T] [--out DIR]
+  scripts/mutate_cli.py [--count N] [--start I] [--seed S] [--jobs J] [--timeout T] [--out DIR]
                         [--kinds urdf,scene] [--coulomb PATH] [--shared DIR] [--only KIND:I]
+                        [--max-minutes M] [--progress N]
 Exit status: 0 no finding, 1 findings (summary on stdout and in OUT/summary.json), 2 setup error.
 """
 import argparse

@@ -64,7 +64,7 @@ const char* kArmUrdf = R"(<robot name="arm">
     <collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision>
   </link>
   <link name="upper">
-    <inertial><origin xyz="0.1 0 0"/><mass value="MASS"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <inertial><origin xyz="1 0 0"/><mass value="MASS"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
     <collision><geometry><sphere radius="0.05"/></geometry></collision>
   </link>
   <joint name="shoulder" type="revolute">
@@ -102,13 +102,14 @@ TEST_F(MutationCampaignTest, HugeLinkMassIsReportedAsAMassProblemNamingTheFile) 
     EXPECT_TRUE(contains(r.err, "or the model's masses, inertias or lengths, are too large")) << r.err;
   }
   // 1e6 kg: m g = 9.81e6 N is representable; the gravity torque of the welded arm at q = 0 is
-  // m g times the COM's lever arm 0.1 m about the shoulder (y axis): 9.81e5 N m.
+  // m g times the COM's lever arm 1 m about the shoulder (y axis): 9.81e6 N m. (1e308 kg: m g l
+  // = 9.81e308 N m overflows double, whose largest value is 1.8e308.)
   const std::string heavy = write("heavy.urdf", replace_all(kArmUrdf, "MASS", "1e6"));
   EXPECT_EQ(run_cli({"inspect", heavy}).status, 0);
   const RunResult ok = run_cli({"dynamics", heavy, "--json"});
   ASSERT_EQ(ok.status, 0) << ok.err;
   const nlohmann::json j = nlohmann::json::parse(ok.out);
-  EXPECT_NEAR(j.at("bias")[0].get<double>(), -1e6 * 9.81 * 0.1, 1e-6 * 1e6 * 9.81 * 0.1);
+  EXPECT_NEAR(j.at("bias")[0].get<double>(), -1e6 * 9.81 * 1.0, 1e-9 * 1e6 * 9.81);
 }
 
 // examples/models/spring_cylinder.urdf with its only mass (the cylinder's) set to 0: the
