@@ -56,6 +56,7 @@ Exit status: 0 no finding, 1 findings (summary on stdout and in OUT/summary.json
 import argparse
 import concurrent.futures
 import copy
+import csv
 import glob
 import json
 import math
@@ -73,8 +74,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Classes of a mutant (worst of its runs, in this order of severity).
 SEVERITY = ["crash", "hang", "nan-output", "wrongly-accepted", "unclean-error", "inconsistent",
-            "clean-error", "success"]
-FINDINGS = set(SEVERITY[:6])
+            "script-error", "clean-error", "success"]
+FINDINGS = set(SEVERITY[:7])  # script-error: this script failed on the mutant (a bug here)
 CRASH_TEXT = re.compile(r"terminate called|Segmentation fault|AddressSanitizer|LeakSanitizer|"
                         r"UndefinedBehaviorSanitizer|runtime error:|Traceback \(most recent|"
                         r"Assertion .* failed|core dumped|stack smashing detected|double free or corruption|"
@@ -1632,7 +1633,7 @@ def check_simulation_outputs(out_dir, expect_steps, html):
     try:
         with open(stats_path, encoding="utf-8") as fh:
             stats = json.load(fh)
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError) as e:  # UnicodeDecodeError is a ValueError
         return "stats.json missing or not JSON: %s" % e
     if stats.get("status") != "complete":
         return "stats.json status %r" % stats.get("status")
@@ -1643,15 +1644,16 @@ def check_simulation_outputs(out_dir, expect_steps, html):
         return "stats.json steps %r, expected %d" % (stats.get("steps"), expect_steps)
     for name in ("trajectory.csv", "steps.csv"):
         try:
-            with open(os.path.join(out_dir, name), encoding="utf-8") as fh:
-                rows = fh.read().splitlines()
-        except OSError as e:
-            return "%s missing: %s" % (name, e)
-        if len(rows) < 2:
-            return "%s has %d rows" % (name, len(rows))
-        header = rows[0].split(",")
-        for k, row in enumerate(rows[1:], 2):
-            cells = row.split(",")
+            # Names come from the mutant (bytes flipped, commas): read leniently, split as CSV.
+            with open(os.path.join(out_dir, name), encoding="utf-8", errors="replace", newline="") as fh:
+                parsed = list(csv.reader(fh))
+        except (OSError, csv.Error) as e:
+            return "%s missing or not CSV: %s" % (name, e)
+        # trajectory.csv: the header, t = 0 and a row per step; steps.csv: the header and a row per step.
+        if len(parsed) < (2 if name == "trajectory.csv" or expect_steps != 0 else 1):
+            return "%s has %d rows" % (name, len(parsed))
+        header = parsed[0]
+        for k, cells in enumerate(parsed[1:], 2):
             if len(cells) != len(header):
                 return "%s row %d has %d columns, the header %d" % (name, k, len(cells), len(header))
             failed = name == "steps.csv" and cells[header.index("status")] != "success" if "status" in header else False
@@ -1772,8 +1774,9 @@ class Campaign:
             expect = None
             if duration is not None and math.isfinite(duration) and duration > 0:
                 cmd += ["--duration", repr(duration)]
-                # The step count the CLI computes: ceil(duration / dt - 1e-9).
-                expect = max(1, math.ceil(duration / dt - 1e-9)) if dt and math.isfinite(duration / dt) else None
+                # The step count the CLI computes: ceil(duration / dt - 1e-9) (0 for a duration
+                # under 1e-9 of a step).
+                expect = max(0, math.ceil(duration / dt - 1e-9)) if dt and math.isfinite(duration / dt) else None
             if not html:
                 cmd.append("--no-html")
             sm = run(cmd, env, t)
@@ -1819,7 +1822,12 @@ class Campaign:
         if self.deadline is not None and time.monotonic() > self.deadline:
             return None  # --max-minutes reached: left out (the summary says how many ran)
         s, family, op, what, data = make_mutant(self.seeds[kind], kind, self.args.seed, index)
-        r = self.run_mutant(kind, s, family, op, what, data, "%s-%05d" % (kind, index), index)
+        try:
+            r = self.run_mutant(kind, s, family, op, what, data, "%s-%05d" % (kind, index), index)
+        except Exception as e:  # a bug of this script: reported, never a silently lost mutant
+            r = {"kind": kind, "index": index, "seed": os.path.relpath(s.path, REPO), "family": family,
+                 "operator": op, "mutation": what, "class": "script-error", "reason": repr(e), "seconds": 0.0,
+                 "runs": []}
         with self.lock:
             self.results.append(r)
             self.done += 1
@@ -1890,7 +1898,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(REPO, "build", "mutate-cli"), help="output folder (default build/mutate-cli)")
     ap.add_argument("--coulomb", default=os.path.join(REPO, "build", "bin", "coulomb"), help="the coulomb binary")
     ap.add_argument("--shared", default=os.path.join(os.path.dirname(REPO), "shared"), help="the shared folder (models)")
-    ap.add_argument("--only", help="run one mutant, KIND:INDEX (e.g. urdf:1234), and print what it did")
+    ap.add_argument("--only", help="run only these mutants, KIND:INDEX[,KIND:INDEX...] (e.g. urdf:45,scene:1064), "
+                    "and print what each did (findings are saved as usual)")
     ap.add_argument("--progress", type=int, default=1000,
                     help="print progress and update OUT/summary.json every N mutants (0: never)")
     ap.add_argument("--max-minutes", type=float, default=0,
@@ -1901,15 +1910,20 @@ def main():
         print("mutate_cli: no coulomb binary at %s (build it: ninja -C build coulomb_cli, or give --coulomb)" % args.coulomb)
         return 2
     kinds = [k for k in args.kinds.split(",") if k]
+    only = []
     if args.only:
-        kind, index = args.only.split(":")
-        kinds = [kind]
+        try:
+            only = [(k, int(i)) for k, i in (item.split(":") for item in args.only.split(","))]
+        except ValueError:
+            print("mutate_cli: --only takes KIND:INDEX[,KIND:INDEX...], e.g. urdf:45,scene:1064")
+            return 2
+        kinds = sorted(set(k for k, _ in only))
     if any(k not in ("urdf", "scene") for k in kinds):
         print("mutate_cli: --kinds takes urdf and scene")
         return 2
     c = Campaign(args)
     os.makedirs(c.out, exist_ok=True)
-    if not args.only and args.start == 0:
+    if not only and args.start == 0:
         shutil.rmtree(c.findings_dir, ignore_errors=True)
     dropped = []
     for kind in kinds:
@@ -1921,12 +1935,18 @@ def main():
             return 2
         print("%s seeds: %d (%s)%s" % (kind, len(kept), ", ".join(s.name for s in kept),
                                        "; left out: " + ", ".join(os.path.basename(p) for p, _ in drop) if drop else ""), flush=True)
-    if args.only:
-        s, family, op, what, data = make_mutant(c.seeds[kind], kind, args.seed, int(index))
-        print("%s %s: seed %s, family %s, operator %s: %s" % (kind, index, s.path, family, op, what))
-        r = c.run_mutant(kind, s, family, op, what, data, "%s-%05d" % (kind, int(index)), int(index))
-        print(json.dumps(r, indent=2))
-        return 1 if r["class"] in FINDINGS else 0
+    if only:
+        worst = 0
+        for kind, index in only:
+            s, family, op, what, data = make_mutant(c.seeds[kind], kind, args.seed, index)
+            r = c.run_mutant(kind, s, family, op, what, data, "%s-%05d" % (kind, index), index)
+            print("%s %d: seed %s, family %s, operator %s: %s\n  class %s%s" % (
+                kind, index, os.path.relpath(s.path, REPO), family, op, what, r["class"],
+                (": " + r["reason"]) if r["reason"] else ""))
+            for run_ in r["runs"]:
+                print("    %s -> exit %s (%s)" % (" ".join(os.path.basename(x) for x in run_["cmd"]), run_["rc"], run_["class"]))
+            worst = max(worst, 1 if r["class"] in FINDINGS else 0)
+        return worst
     c.kinds, c.dropped = kinds, dropped
     c.t0 = time.monotonic()
     if args.max_minutes:

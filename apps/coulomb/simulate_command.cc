@@ -148,7 +148,15 @@ int run_simulate(const SimulateOptions& o) {
   output_options.html = !o.no_html;
   // --output-rate: a row when t has reached the next output time (and always the last step).
   output_options.output_period = o.output_rate ? 1.0 / *o.output_rate : 0.0;
-  RunOutputs outputs(sim.scene(), sim.parameters(), output_options, sim.q(), sim.v());
+  // The outputs open with the initial state (the replay cannot store a body beyond ±214 km):
+  // a failure names the scene.
+  RunOutputs outputs = [&]() -> RunOutputs {
+    try {
+      return RunOutputs(sim.scene(), sim.parameters(), output_options, sim.q(), sim.v());
+    } catch (const std::exception& e) {
+      throw std::runtime_error(scene_name + ": the outputs of the initial state: " + e.what());
+    }
+  }();
   const io::RunStatistics& stats = outputs.stats();
 
   auto last_print = std::chrono::steady_clock::now();

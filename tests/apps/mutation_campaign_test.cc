@@ -229,4 +229,100 @@ TEST_F(MutationCampaignTest, StatsJsonStaysNumericWhenSolvesReportAnInfiniteMome
   EXPECT_NEAR(stats.at("momentum_error").at("max").get<double>(), max, 1e-6 * (1 + max));
 }
 
+// Campaign scene mutants 1064 and 1172 (sphere_stack.yaml, clutter_320.yaml: a body's mass set to
+// 1e308): inspect exited 1 with "sphere mass_properties: density = inf must be non-negative and
+// finite", naming neither the file nor the key. The density mass / volume of the shapes
+// overflowed; the loader now says so at the body's `mass`.
+TEST_F(MutationCampaignTest, BodyMassWhoseDensityOverflowsIsRejectedAtItsKey) {
+  const auto scene = [&](const std::string& mass) {
+    return write("ball_" + mass + ".yaml", "bodies:\n  - name: ball\n    mass: " + mass +
+                                             "\n    shapes: [{type: sphere, radius: 0.05}]\n    position: [0, 0, 1]\n");
+  };
+  const std::string huge = scene("1e308");
+  const RunResult r = run_cli({"inspect", huge});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "coulomb: error: " + huge + ":3: bodies[0].mass: body 'ball': 1e+308 kg over its "
+                              "shapes' volume "))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "gives a density that is not finite in double precision")) << r.err;
+  // 1e300 kg in a sphere of 5 cm: density 1.9e303 kg/m^3, representable; inspect reports the mass.
+  const RunResult ok = run_cli({"inspect", scene("1e300"), "--json"});
+  ASSERT_EQ(ok.status, 0) << ok.err;
+  const nlohmann::json j = nlohmann::json::parse(ok.out);
+  EXPECT_NEAR(j.at("bodies")[0].at("mass").get<double>(), 1e300, 1e-12 * 1e300);
+}
+
+// Campaign scene mutants 1700 and 2040 (a body at z = -1e308, a robot at y = -1e6 m): the replay
+// stores positions as 0.1 mm integers (|x| < 214 km), and simulate exited 1 with "replay:
+// position -1000000.000000 m is not finite or too far from the origin ..." (a 300-digit number
+// for 1e308), naming neither the scene nor the way out, and left stats.json saying "running".
+TEST_F(MutationCampaignTest, BodyBeyondTheReplayRangeFailsNamingTheSceneAndTheWayOut) {
+  const std::string far = write("far.yaml", "time_step: 0.01\nduration: 0.05\nbodies:\n  - name: ball\n    mass: 1\n"
+                                            "    shapes: [{type: sphere, radius: 0.05}]\n    position: [0, -1.0e6, 1]\n");
+  const fs::path out = dir_ / "out";
+  const RunResult r = run_cli({"simulate", far, "-o", out.string(), "-q"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "coulomb: error: " + far + ": the outputs of the initial state: replay: position -1000000 m "
+                              "is not finite or too far from the origin"))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "coulomb simulate --no-html")) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(read(out / "stats.json")).at("status"), "failed");
+  // Without the replay the run completes, the ball where the file put it at t = 0.
+  const RunResult ok = run_cli({"simulate", far, "-o", out.string(), "-q", "--no-html"});
+  ASSERT_EQ(ok.status, 0) << ok.err;
+  EXPECT_EQ(nlohmann::json::parse(read(out / "stats.json")).at("status"), "complete");
+  std::istringstream csv(read(out / "trajectory.csv"));
+  std::string header, first;
+  std::getline(csv, header);
+  std::getline(csv, first);
+  EXPECT_EQ(header.substr(0, 20), "t,ball.x,ball.y,ball");
+  EXPECT_EQ(first.substr(0, 14), "0,0,-1000000,1");
+}
+
+// Campaign scene mutant 2609 (clutter_160.yaml, a wall's shapes[2].name set to shapes[1]'s
+// "wall_px"): accepted, the second geometry silently renamed "walls/wall_px#2", though
+// docs/scene-format.md says shape names are unique within the body. Now an error at the name.
+TEST_F(MutationCampaignTest, DuplicateShapeNameInABodyIsRejected) {
+  const auto scene = [&](const std::string& second) {
+    return write("walls_" + second + ".yaml",
+                 "bodies:\n  - name: walls\n    fixed: true\n    shapes:\n"
+                 "      - {name: wall_px, type: box, size: [0.1, 1, 1], position: [1, 0, 0]}\n"
+                 "      - {name: " + second + ", type: box, size: [0.1, 1, 1], position: [-1, 0, 0]}\n");
+  };
+  const std::string dup = scene("wall_px");
+  const RunResult r = run_cli({"inspect", dup});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "coulomb: error: " + dup + ":6: bodies[0].shapes[1].name: duplicate shape name 'wall_px' "
+                              "in body 'walls' (also bodies[0].shapes[0])"))
+      << r.err;
+  const RunResult ok = run_cli({"inspect", scene("wall_nx"), "--json"});
+  ASSERT_EQ(ok.status, 0) << ok.err;
+  const nlohmann::json j = nlohmann::json::parse(ok.out);
+  ASSERT_EQ(j.at("geometries").size(), 2u);
+  EXPECT_EQ(j.at("geometries")[0].at("name"), "walls/wall_px");
+  EXPECT_EQ(j.at("geometries")[1].at("name"), "walls/wall_nx");
+}
+
+// Campaign scene mutant 2525 (four_bar.yaml, the crank actuator's velocity_target set to 1e308,
+// kd 20, effort_limit .inf): accepted; the PD force kd (velocity_target - v) = 2e309 N m
+// overflowed, and trajectory.csv's crank.tau held inf. Now refused at the actuator.
+TEST_F(MutationCampaignTest, ActuatorWhosePdForceOverflowsIsRejected) {
+  const auto scene = [&](const std::string& velocity_target) {
+    return write("four_bar_" + velocity_target + ".yaml",
+                 "time_step: 0.001\nduration: 0.01\nrobots:\n  - urdf: " + std::string(COULOMB_SOURCE_DIR) +
+                     "/examples/models/four_bar.urdf\n    actuators:\n      crank: {kp: 0.0, kd: 20.0, velocity_target: " +
+                     velocity_target + ", effort_limit: .inf}\n");
+  };
+  const std::string bad = scene("1e308");
+  const RunResult r = run_cli({"inspect", bad});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "coulomb: error: " + bad + ":6: robots[0].actuators.crank: joint 'crank': the PD force "
+                              "kp |target - q0| + kd |velocity_target - v0| = inf is not finite"))
+      << r.err;
+  // The example's 1 rev/s runs.
+  const fs::path out = dir_ / "out";
+  const RunResult ok = run_cli({"simulate", scene("6.283185307179586"), "-o", out.string(), "-q", "--no-html"});
+  EXPECT_EQ(ok.status, 0) << ok.err;
+}
+
 }  // namespace
