@@ -89,9 +89,9 @@ int run_dynamics(const DynamicsOptions& opt) {
   const Eigen::MatrixXd M = multibody::crba(model, ws, q);
   const Eigen::VectorXd bias = multibody::bias_forces(model, ws, q, v);
   const Eigen::VectorXd tau = multibody::rnea(model, ws, q, v, vdot);
-  check_finite_result(M, "mass_matrix", model.dof_names(), "--q");
-  check_finite_result(bias, "bias", model.dof_names(), "--q, --v");
-  check_finite_result(tau, "inverse_dynamics", model.dof_names(), "--q, --v, --vdot");
+  check_finite_result(M, "mass_matrix", model.dof_names(), "--q", opt.model_path);
+  check_finite_result(bias, "bias", model.dof_names(), "--q, --v", opt.model_path);
+  check_finite_result(tau, "inverse_dynamics", model.dof_names(), "--q, --v, --vdot", opt.model_path);
 
   if (opt.json) {
     nlohmann::ordered_json out;

@@ -101,13 +101,21 @@ RunOutputs::RunOutputs(const scene::Scene& scene, const simulation::SimulatorPar
   stats_.energy_final = stats_.energy_initial;
   scene_name_ = options_.title;
   write_stats("running");
-  trajectory_.write(0.0, q0, v0);
-  if (options_.html) {
-    io::ReplayOptions replay_options;
-    replay_options.title = options_.title;
-    replay_options.time_step = time_step_;
-    replay_.emplace(scene.model, scene.geometries, scene.visuals, replay_options);
-    replay_->record(0.0, q0, contact::ContactSet{}, Eigen::VectorXd(), true);
+  try {
+    trajectory_.write(0.0, q0, v0);
+    if (options_.html) {
+      io::ReplayOptions replay_options;
+      replay_options.title = options_.title;
+      replay_options.time_step = time_step_;
+      replay_.emplace(scene.model, scene.geometries, scene.visuals, replay_options);
+      replay_->record(0.0, q0, contact::ContactSet{}, Eigen::VectorXd(), true);
+    }
+  } catch (...) {  // e.g. a body the replay cannot store: no destructor runs, so say it here
+    try {
+      write_stats("failed");
+    } catch (...) {
+    }
+    throw;
   }
 }
 

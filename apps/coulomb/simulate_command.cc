@@ -9,12 +9,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "coulomb/io/replay_writer.h"
@@ -113,19 +115,39 @@ int run_simulate(const SimulateOptions& o) {
   output_options.html = !o.no_html;
   // --output-rate: a row when t has reached the next output time (and always the last step).
   output_options.output_period = o.output_rate ? 1.0 / *o.output_rate : 0.0;
-  RunOutputs outputs(sim.scene(), sim.parameters(), output_options, sim.q(), sim.v());
+  // The outputs open with the initial state (the replay cannot store a body beyond ±214 km):
+  // a failure names the scene.
+  RunOutputs outputs = [&]() -> RunOutputs {
+    try {
+      return RunOutputs(sim.scene(), sim.parameters(), output_options, sim.q(), sim.v());
+    } catch (const std::exception& e) {
+      throw std::runtime_error(scene_name + ": the outputs of the initial state: " + e.what());
+    }
+  }();
   const io::RunStatistics& stats = outputs.stats();
 
   auto last_print = std::chrono::steady_clock::now();
-  for (int k = 0; k < num_steps; ++k) {
-    const simulation::StepStats& s = sim.step();
-    outputs.record(sim, k + 1 == num_steps);
-    if (sim.warnings().size() > warnings_printed) print_new_warnings();
-    if (progress && std::chrono::steady_clock::now() - last_print > std::chrono::milliseconds(100)) {
-      print_progress(s.time, duration, stats.wall_time, stats.iterations_sum / stats.steps, false);
-      progress_line_open = true;
-      last_print = std::chrono::steady_clock::now();
+  int k = 0;
+  try {
+    for (; k < num_steps; ++k) {
+      const simulation::StepStats& s = sim.step();
+      outputs.record(sim, k + 1 == num_steps);
+      if (sim.warnings().size() > warnings_printed) print_new_warnings();
+      if (progress && std::chrono::steady_clock::now() - last_print > std::chrono::milliseconds(100)) {
+        print_progress(s.time, duration, stats.wall_time, stats.iterations_sum / stats.steps, false);
+        progress_line_open = true;
+        last_print = std::chrono::steady_clock::now();
+      }
     }
+  } catch (const std::exception& e) {
+    // A step that throws (a state no solver can take, e.g. velocities that overflowed) or an
+    // output that cannot store the state: the message names the scene, the step and the time;
+    // stats.json then says "failed" (RunOutputs' destructor).
+    if (progress_line_open) std::fprintf(stderr, "\n");
+    std::ostringstream message;
+    message << scene_name << ": the simulation failed at step " << k + 1 << " of " << num_steps << " (t = " << sim.time()
+            << " s): " << e.what();
+    throw std::runtime_error(message.str());
   }
   if (progress) print_progress(stats.sim_time, duration, stats.wall_time, stats.iterations_sum / std::max(1, stats.steps), true);
   outputs.finish(sim.warnings(), solver, simulation::to_string(params.integrator), contact_approximation, scene_name);

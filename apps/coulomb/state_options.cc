@@ -48,14 +48,16 @@ std::string join_names(const std::vector<std::string>& names) {
 std::vector<double> to_std(const Eigen::VectorXd& x) { return {x.data(), x.data() + x.size()}; }
 
 void check_finite_result(const Eigen::MatrixXd& x, const std::string& what, const std::vector<std::string>& names,
-                         const std::string& inputs) {
+                         const std::string& inputs, const std::string& model_file) {
   for (Eigen::Index i = 0; i < x.rows(); ++i)
     for (Eigen::Index j = 0; j < x.cols(); ++j) {
       if (std::isfinite(x(i, j))) continue;
       std::ostringstream message;
+      if (!model_file.empty()) message << model_file << ": ";
       message << what << "[" << (i < static_cast<Eigen::Index>(names.size()) ? names[i] : std::to_string(i)) << "]";
       if (x.cols() > 1) message << "[" << (j < static_cast<Eigen::Index>(names.size()) ? names[j] : std::to_string(j)) << "]";
       message << " = " << x(i, j) << " is not finite: the values given to " << inputs
+              << (model_file.empty() ? "" : ", or the model's masses, inertias or lengths,")
               << " are too large for the result to be represented in double precision";
       throw std::runtime_error(message.str());
     }

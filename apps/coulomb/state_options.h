@@ -35,8 +35,11 @@ void check_configuration(const multibody::Model& model, const Eigen::VectorXd& q
 /// or a matrix of that many rows) is not finite, naming the output (`what`), the entry and the
 /// options it was computed from (`inputs`, e.g. "--q, --v, --vdot"): finite inputs can
 /// overflow (|v| ~ 1e308 squares to infinity), and NaN must never be printed as a result.
+/// With `model_file` (the model the result was computed for), the message starts with it and
+/// names the model's mass properties as the other possible cause (a link of 1e308 kg: m g
+/// overflows at any state).
 void check_finite_result(const Eigen::MatrixXd& x, const std::string& what, const std::vector<std::string>& names,
-                         const std::string& inputs);
+                         const std::string& inputs, const std::string& model_file = "");
 
 /// Per velocity coordinate: the index of its position coordinate (−1 for floating joints) and
 /// its unit, "rad" (revolute, continuous, the angular part of a floating joint) or "m"

@@ -17,6 +17,7 @@
 #include "coulomb/geometry/mesh_loader.h"
 #include "coulomb/multibody/forward_kinematics.h"
 #include "viewer_assets.h"
+#include "../util/format.h"
 
 namespace coulomb::io {
 
@@ -25,8 +26,9 @@ namespace replay_encoding {
 std::int32_t quantize_position(double x) {
   const double u = std::round(x / kPositionQuantum);
   if (!std::isfinite(x) || u > std::numeric_limits<std::int32_t>::max() || u < std::numeric_limits<std::int32_t>::min())
-    throw std::out_of_range("replay: position " + std::to_string(x) +
-                           " m is not finite or too far from the origin to be stored at 0.1 mm (|x| < 214 km)");
+    throw std::out_of_range("replay: position " + util::format_number(x) +
+                           " m is not finite or too far from the origin to be stored at 0.1 mm (|x| < 214 km); "
+                           "write no replay for this scene (coulomb simulate --no-html)");
   return static_cast<std::int32_t>(u);
 }
 

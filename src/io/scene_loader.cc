@@ -561,8 +561,17 @@ math::SpatialInertia body_inertia(const Reader& r, const Map& m, const BodySpec&
   if (!(volume > 0.0) || !std::isfinite(volume))
     r.fail(m.node(), m.path(), "the shapes of body " + in_quotes(b.name) + " have volume " + util::format_number(volume));
   const double density = mass / volume;
+  if (!std::isfinite(density))
+    m.fail("mass", "body " + in_quotes(b.name) + ": " + util::format_number(mass) + " kg over its shapes' volume " +
+                       util::format_number(volume) + " m^3 gives a density that is not finite in double precision (" +
+                       util::format_number(density) + " kg/m^3)");
   math::SpatialInertia I = math::SpatialInertia::Zero();
-  for (const ShapeSpec& s : b.shapes) I += s.X_BG.act(s.shape.mass_properties(density));
+  try {
+    for (const ShapeSpec& s : b.shapes) I += s.X_BG.act(s.shape.mass_properties(density));
+  } catch (const std::invalid_argument& e) {  // an inertia that overflows
+    m.fail("mass", "body " + in_quotes(b.name) + ": the inertia from its shapes at density " +
+                       util::format_number(density) + " kg/m^3: " + e.what());
+  }
   return I;
 }
 
@@ -589,6 +598,13 @@ BodySpec read_body(const Reader& r, const YAML::Node& node, const std::string& p
       b.shapes.push_back(
           read_shape(r, shapes[k], m.child("shapes") + "[" + std::to_string(k) + "]", b.name, base_directory));
   }
+  // Shape names are unique within the body (docs/scene-format.md): BODY/NAME names one geometry.
+  for (size_t k = 0; k < b.shapes.size(); ++k)
+    for (size_t i = 0; i < k; ++i)
+      if (!b.shapes[k].name.empty() && b.shapes[k].name == b.shapes[i].name)
+        Map(r, b.shapes[k].node, b.shapes[k].path, {})
+            .fail("name", "duplicate shape name " + in_quotes(b.shapes[k].name) + " in body " + in_quotes(b.name) +
+                              " (also " + b.shapes[i].path + ")");
   for (const ShapeSpec& s : b.shapes) {
     if (!s.triangles_as_given || b.fixed) continue;
     const Map sm(r, s.node, s.path, {});
@@ -1435,6 +1451,16 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
                                    " has <limit effort=\"0\"> in its URDF; its actuator is unlimited "
                                    "(set effort_limit to limit it)");
         }
+        // The PD law's force at the initial state must be representable: kd = 20 with
+        // velocity_target = 1e308 demands 2e309 N m, infinite torques in every output.
+        const double demand = a.kp * std::abs(a.q_target - scene.q0[j.q_index]) +
+                              a.kd * std::abs(a.v_target - scene.v0[j.v_index]);
+        if (!std::isfinite(demand))
+          r.fail(s->node, s->path,
+                 "joint " + in_quotes(j.name) + ": the PD force kp |target - q0| + kd |velocity_target - v0| = " +
+                     util::format_number(demand) + " is not finite in double precision (kp " + util::format_number(a.kp) +
+                     ", target " + util::format_number(a.q_target) + ", kd " + util::format_number(a.kd) +
+                     ", velocity_target " + util::format_number(a.v_target) + ")");
         actuators[a.v_index] = a;
       }
     }

@@ -333,8 +333,11 @@ void RunStatistics::add(const simulation::StepStats& s) {
   wall_time += s.wall_time;
   iterations_sum += s.solver_iterations;
   iterations_max = std::max(iterations_max, s.solver_iterations);
-  momentum_error_sum += s.momentum_error;
-  momentum_error_max = std::max(momentum_error_max, s.momentum_error);
+  if (std::isfinite(s.momentum_error)) {  // an overflowed residual of a failed solve: in `failures`
+    momentum_error_sum += s.momentum_error;
+    momentum_error_max = std::max(momentum_error_max, s.momentum_error);
+    ++momentum_error_steps;
+  }
   contacts_sum += s.contacts;
   contacts_max = std::max(contacts_max, s.contacts);
   max_penetration = std::max(max_penetration, s.max_penetration);
@@ -379,7 +382,9 @@ void write_stats_json(const std::string& path, const RunStatistics& st, const st
   j["contact_approximation"] = contact_approximation;
   j["time_step_s"] = time_step;
   j["solver_iterations"] = {{"mean", st.iterations_sum / n}, {"max", st.iterations_max}};
-  j["momentum_error"] = {{"mean", st.momentum_error_sum / n}, {"max", st.momentum_error_max}};
+  j["momentum_error"] = {{"mean", st.momentum_error_sum / std::max(1, st.momentum_error_steps)},
+                         {"max", st.momentum_error_max},
+                         {"non_finite_steps", st.steps - st.momentum_error_steps}};
   j["contacts"] = {{"mean", st.contacts_sum / n}, {"max", st.contacts_max}};
   j["max_penetration_m"] = st.max_penetration;
   j["failures"] = st.failures;

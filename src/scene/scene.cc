@@ -1,7 +1,10 @@
 #include "coulomb/scene/scene.h"
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
+#include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 
 #include "coulomb/multibody/crba.h"
@@ -40,13 +43,32 @@ std::optional<InitialDynamicsProblem> check_initial_dynamics(const Scene& scene)
   // M per tree (linear in the number of trees; the dense n_v × n_v M of 2,000 free bodies is
   // 1.15 GB, issue 18).
   const multibody::TreeMassMatrix& M = multibody::crba_trees(model, ws, scene.q0);
-  const Eigen::VectorXd& bias = multibody::bias_forces(model, ws, scene.q0, scene.v0);
+  const Eigen::VectorXd bias = multibody::bias_forces(model, ws, scene.q0, scene.v0);
+  const Eigen::VectorXd gravity = multibody::generalized_gravity(model, ws, scene.q0);
+  Eigen::VectorXd damping = model.damping(), stiffness = Eigen::VectorXd::Zero(model.nv());
+  for (const JointSpring& s : scene.springs) {
+    if (s.v_index < 0 || s.v_index >= model.nv()) continue;
+    damping[s.v_index] += s.damping;
+    stiffness[s.v_index] += s.stiffness;
+  }
   for (int t = 0; t < M.num_trees(); ++t) {
     const multibody::TreeMassMatrix::Tree& tree = M.tree(t);
     const int root = tree.first_body, first = tree.v_start, n = tree.nv;
     const multibody::Body& body = model.body(root);
     if (n == 0) continue;
     const Eigen::MatrixXd& A = M.block(t);
+    // Masses, inertias or distances so large that M(q0) or the gravity forces overflow (a link
+    // of 1e308 kg: m g is infinite), whatever the velocities.
+    if (!A.allFinite() || !gravity.segment(first, n).allFinite()) {
+      double largest_mass = 0.0;
+      for (int b = root; b < tree.end_body; ++b) largest_mass = std::max(largest_mass, std::abs(model.body(b).inertia.mass));
+      return InitialDynamicsProblem{root, false,
+                                    "the " + std::string(A.allFinite() ? "gravity forces" : "mass matrix") +
+                                        " of the tree rooted at body '" + body.name +
+                                        "' at the initial configuration are not finite in double precision "
+                                        "(largest body mass " + util::format_number(largest_mass) +
+                                        " kg): masses, inertias or distances too large"};
+    }
     if (body.joint.type == multibody::JointType::kFloating) {
       const Eigen::Matrix<double, 6, 6> I = A.block(body.joint.v_index - first, body.joint.v_index - first, 6, 6);
       double mass = 0.0;
@@ -60,6 +82,25 @@ std::optional<InitialDynamicsProblem> check_initial_dynamics(const Scene& scene)
                                           util::format_number(lo) + ", " + util::format_number(hi) +
                                           "]: a floating base needs positive mass and a positive definite inertia "
                                           "(give its links <inertial> mass and inertia)"};
+    }
+    // Every tree: A = M + (the implicit joint damping and spring terms, any positive amount
+    // will do) must be positive definite, as SAP factors it; a DOF that moves no mass (a massless
+    // welded chain, a prismatic joint to a massless link) leaves M singular.
+    {
+      Eigen::MatrixXd A_implicit = A;
+      for (int k = 0; k < n; ++k) A_implicit(k, k) += std::max(0.0, damping[first + k]) + std::max(0.0, stiffness[first + k]);
+      Eigen::LLT<Eigen::MatrixXd> llt(A_implicit);
+      if (llt.info() != Eigen::Success) {
+        std::string dof;
+        for (int k = 0; k < n && dof.empty(); ++k)
+          if (!(A_implicit(k, k) > 0.0)) dof = model.dof_names()[first + k];
+        return InitialDynamicsProblem{root, false,
+                                      "the mass matrix of the tree rooted at body '" + body.name +
+                                          "' is singular at the initial configuration" +
+                                          (dof.empty() ? std::string() : ": '" + dof + "' moves no mass") +
+                                          " (give the links it moves <inertial> mass and inertia, or joint "
+                                          "damping)"};
+      }
     }
     const Eigen::VectorXd v = scene.v0.segment(first, n);
     const double kinetic = 0.5 * v.dot(A * v);

@@ -247,8 +247,10 @@ TEST_F(ReliabilityCliTest, DynamicsRefusesNonFiniteResults) {
     const RunResult r = run_cli(args);
     EXPECT_EQ(r.status, 1) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
-    EXPECT_TRUE(contains(r.err, "bias[joint1] = ")) << r.err;
-    EXPECT_TRUE(contains(r.err, "is not finite: the values given to --q, --v are too large")) << r.err;
+    EXPECT_TRUE(contains(r.err, model + ": bias[joint1] = ")) << r.err;
+    EXPECT_TRUE(contains(r.err, "is not finite: the values given to --q, --v, or the model's masses, inertias or "
+                                "lengths, are too large"))
+        << r.err;
   }
   // The same model at a large but representable speed still answers: bias = C(q, v) v grows as v².
   const RunResult ok = run_cli({"dynamics", model, "--v", "1e100,0", "--json"});

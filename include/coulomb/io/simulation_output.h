@@ -125,6 +125,9 @@ struct RunStatistics {
   double iterations_sum = 0.0, momentum_error_sum = 0.0, contacts_sum = 0.0;
   int iterations_max = 0, contacts_max = 0;
   double momentum_error_max = 0.0, max_penetration = 0.0;
+  /// Steps whose momentum error is finite: momentum_error{mean,max} are over them (a failed
+  /// solve can report an infinite residual; it is counted in `failures`, steps.csv shows it).
+  int momentum_error_steps = 0;
   int failures = 0;  ///< steps whose SAP solve did not report success
   double energy_initial = 0.0, energy_final = 0.0;
   /// --solver lstable (StepStats' lstable fields): steps solved as the QP/SOCP and as one linear
@@ -149,7 +152,8 @@ struct RunStatistics {
 
 /// Writes stats.json with `status` (RunStatistics::status) first, then the keys of the contract: steps, sim_time_s, wall_time_s,
 /// real_time_factor, solver, integrator, time_step_s, solver_iterations{mean,max},
-/// momentum_error{mean,max}, contacts{mean,max}, max_penetration_m, failures,
+/// momentum_error{mean,max,non_finite_steps} (mean and max over the steps with a finite momentum
+/// error; non_finite_steps counts the others, failed solves), contacts{mean,max}, max_penetration_m, failures,
 /// energy{initial_J,final_J}; plus scene, dofs and contact_approximation (sap | similar | lagged);
 /// with solver "lstable", `lstable: {rows{mean,max}, qp_steps, linear_solve_steps,
 /// qp_iterations{mean,max}, residual{mean,max}, friction_passes{mean,max},

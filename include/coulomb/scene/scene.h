@@ -151,9 +151,13 @@ struct InitialDynamicsProblem {
 };
 
 /// Checks what SAP needs of every tree at (q0, v0) and no later check catches with a useful
-/// message: a tree with a floating root must have positive total mass and a symmetric positive
+/// message: the tree's block of M(q0) and its gravity forces g(q0) must be finite (a link mass of
+/// 1e308 kg overflows m g; a mass-property problem, velocity = false), a tree with a floating root
+/// must have positive total mass and a symmetric positive
 /// definite composite spatial inertia at its root (the 6×6 floating block of M(q0); massless
 /// links everywhere leave it singular), with smallest eigenvalue above 1e-12 of the largest;
+/// every tree's block of M(q0), with its joints' damping and spring stiffness added to the
+/// diagonal, must be positive definite (Cholesky; a DOF that moves no mass makes it singular);
 /// the kinetic energy ½ v0ᵀ M(q0) v0 [J] and the bias forces C(q0, v0) v0 + g(q0) of each tree
 /// must be finite (1e160 rad/s squares to infinity). Returns the first problem, or nothing.
 std::optional<InitialDynamicsProblem> check_initial_dynamics(const Scene& scene);

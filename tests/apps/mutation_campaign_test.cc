@@ -1,0 +1,328 @@
+// Findings of the black-box mutation campaign (scripts/mutate_cli.py, docs/reliability.md,
+// "Mutation campaign through the CLI"), each reproduced here on the built `coulomb` binary with
+// the mutant written into the test: the campaign's mutant number, what it changed, what coulomb
+// did, and what it does since the fix.
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+using coulomb::testing::contains;
+using coulomb::testing::kCli;
+using coulomb::testing::RunResult;
+using coulomb::testing::run_cli;
+
+class MutationCampaignTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (kCli.empty() || !fs::exists(kCli)) GTEST_SKIP() << "the coulomb CLI was not built";
+    dir_ = fs::temp_directory_path() / ("coulomb_mutation_" + std::to_string(::getpid()) + "_" +
+                                        testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  std::string write(const std::string& name, const std::string& text) const {
+    const fs::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+  static std::string read(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  fs::path dir_;
+};
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+// A two-link arm; MASS is the upper link's mass.
+const char* kArmUrdf = R"(<robot name="arm">
+  <link name="base">
+    <inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision>
+  </link>
+  <link name="upper">
+    <inertial><origin xyz="1 0 0"/><mass value="MASS"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><sphere radius="0.05"/></geometry></collision>
+  </link>
+  <joint name="shoulder" type="revolute">
+    <parent link="base"/><child link="upper"/><origin xyz="0 0 0.2"/><axis xyz="0 1 0"/>
+    <limit lower="-3" upper="3" effort="10" velocity="10"/>
+  </joint>
+</robot>
+)";
+
+// Campaign URDF mutant 45 (panda_collision.urdf, a <mass value> set to 1e308): inspect and
+// simulate said "the initial velocities of the tree rooted at body 'panda_link1' (largest |v| 0)
+// give kinetic energy 0 J: not finite", blaming velocities that were zero; `dynamics --floating`
+// printed "bias[root_joint.wx] = -nan is not finite: the values given to --q, --v are too large"
+// without the file, though no --q or --v was given. m g overflows: the error is the mass.
+TEST_F(MutationCampaignTest, HugeLinkMassIsReportedAsAMassProblemNamingTheFile) {
+  const std::string huge = write("huge.urdf", replace_all(kArmUrdf, "MASS", "1e308"));
+  for (const char* command : {"inspect", "simulate"}) {
+    std::vector<std::string> args = {command, huge};
+    if (std::string(command) == "simulate") args.insert(args.end(), {"-o", (dir_ / "out").string(), "-q", "--no-html"});
+    const RunResult r = run_cli(args);
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_TRUE(contains(r.err, "coulomb: error: " + huge)) << r.err;
+    EXPECT_TRUE(contains(r.err, "the gravity forces of the tree rooted at body 'upper' at the initial configuration "
+                                "are not finite in double precision (largest body mass 1e+308 kg)"))
+        << r.err;
+    EXPECT_FALSE(contains(r.err, "velocities")) << r.err;
+  }
+  for (bool floating : {false, true}) {
+    std::vector<std::string> args = {"dynamics", huge, "--json"};
+    if (floating) args.push_back("--floating");
+    const RunResult r = run_cli(args);
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_TRUE(contains(r.err, "coulomb: error: " + huge + ": ")) << r.err;
+    EXPECT_TRUE(contains(r.err, "or the model's masses, inertias or lengths, are too large")) << r.err;
+  }
+  // 1e6 kg: m g = 9.81e6 N is representable; the gravity torque of the welded arm at q = 0 is
+  // m g times the COM's lever arm 1 m about the shoulder (y axis): 9.81e6 N m. (1e308 kg: m g l
+  // = 9.81e308 N m overflows double, whose largest value is 1.8e308.)
+  const std::string heavy = write("heavy.urdf", replace_all(kArmUrdf, "MASS", "1e6"));
+  EXPECT_EQ(run_cli({"inspect", heavy}).status, 0);
+  const RunResult ok = run_cli({"dynamics", heavy, "--json"});
+  ASSERT_EQ(ok.status, 0) << ok.err;
+  const nlohmann::json j = nlohmann::json::parse(ok.out);
+  EXPECT_NEAR(j.at("bias")[0].get<double>(), -1e6 * 9.81 * 1.0, 1e-9 * 1e6 * 9.81);
+}
+
+// examples/models/spring_cylinder.urdf with its only mass (the cylinder's) set to 0: the
+// prismatic carriages x and z move no mass. Campaign URDF mutant 118 (`zero_mass`): inspect
+// accepted it and simulate exited 1 with "SapProblem: A block 0 is not positive definite" (no
+// file). Since, the load refuses it naming the DOF; joint damping makes the step's matrix
+// M + δt D positive definite, and the model runs.
+TEST_F(MutationCampaignTest, TreeThatMovesNoMassIsRejectedAtLoadTime) {
+  const std::string urdf = R"(<robot name="spring_cylinder">
+  <link name="world"/>
+  <joint name="x" type="prismatic"><parent link="world"/><child link="carriage_x"/><axis xyz="1 0 0"/>DAMPING</joint>
+  <link name="carriage_x"/>
+  <joint name="z" type="prismatic"><parent link="carriage_x"/><child link="carriage_z"/><axis xyz="0 0 1"/>DAMPING</joint>
+  <link name="carriage_z"/>
+  <joint name="theta" type="continuous"><parent link="carriage_z"/><child link="cylinder"/><axis xyz="0 1 0"/></joint>
+  <link name="cylinder">
+    <collision><origin rpy="1.5707963267948966 0 0"/><geometry><cylinder radius="0.05" length="0.1"/></geometry></collision>
+    <inertial><mass value="0"/><inertia ixx="7.291666667e-4" ixy="0" ixz="0" iyy="6.25e-4" iyz="0" izz="7.291666667e-4"/></inertial>
+  </link>
+</robot>
+)";
+  const std::string massless = write("massless.urdf", replace_all(urdf, "DAMPING", ""));
+  for (const char* command : {"inspect", "simulate"}) {
+    std::vector<std::string> args = {command, massless};
+    if (std::string(command) == "simulate") args.insert(args.end(), {"-o", (dir_ / "out").string(), "-q", "--no-html"});
+    const RunResult r = run_cli(args);
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_TRUE(contains(r.err, "coulomb: error: " + massless)) << r.err;
+    EXPECT_TRUE(contains(r.err, "the mass matrix of the tree rooted at body 'carriage_x' is singular at the initial "
+                                "configuration: 'x' moves no mass"))
+        << r.err;
+    EXPECT_FALSE(contains(r.err, "SapProblem")) << r.err;
+  }
+  const std::string damped = write("damped.urdf", replace_all(urdf, "DAMPING", "<dynamics damping=\"1\"/>"));
+  EXPECT_EQ(run_cli({"inspect", damped}).status, 0);
+  const RunResult r = run_cli({"simulate", damped, "-o", (dir_ / "damped").string(), "-q", "--no-html", "--duration", "0.1"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  const nlohmann::json stats = nlohmann::json::parse(read(dir_ / "damped" / "stats.json"));
+  EXPECT_EQ(stats.at("status"), "complete");
+  EXPECT_EQ(stats.at("failures"), 0);
+}
+
+// Campaign scene mutant 49 (mesh_terrain.yaml, the Solo12's HL_HFE joint_positions set to 1e6;
+// limits ±10 rad): SAP's limit constraint takes the whole violation back in one step, the
+// velocities that gives overflow the next step, and simulate exited 1 with "SapProblem: A block 4
+// is not finite", naming neither the scene nor the step. The same with a two-link arm 47 rad past
+// its limit. Whatever a step throws, the message now names the scene, the step and the time, and
+// stats.json says "failed". (A run that completes is fine too: then its outputs must be whole.)
+TEST_F(MutationCampaignTest, AFailingStepNamesTheSceneTheStepAndTheTime) {
+  write("arm.urdf", replace_all(kArmUrdf, "MASS", "1"));
+  const std::string scene = write("far_past_limit.yaml",
+                                  "time_step: 0.001\nduration: 0.01\n"
+                                  "bodies:\n  - {name: ground, fixed: true, shapes: [{type: halfspace}]}\n"
+                                  "robots:\n  - urdf: arm.urdf\n    floating: true\n    position: [0, 0, 0.3]\n"
+                                  "    joint_positions: {shoulder: 50}\n");
+  const fs::path out = dir_ / "out";
+  const RunResult r = run_cli({"simulate", scene, "-o", out.string(), "-q", "--no-html"});
+  const nlohmann::json stats = nlohmann::json::parse(read(out / "stats.json"));
+  if (r.status == 1) {
+    EXPECT_TRUE(contains(r.err, "coulomb: error: " + scene + ": the simulation failed at step ")) << r.err;
+    EXPECT_TRUE(contains(r.err, " of 10 (t = ")) << r.err;
+    EXPECT_EQ(stats.at("status"), "failed");
+  } else {
+    EXPECT_TRUE(r.status == 0 || r.status == 3) << r.status << " " << r.err;
+    EXPECT_EQ(stats.at("status"), "complete");
+    EXPECT_EQ(stats.at("steps"), 10);
+  }
+}
+
+// Campaign URDF mutant 416 (ur5_robot.urdf, forearm_link's mass 2.275 -> 1e12 kg): every SAP
+// solve failed with an infinite momentum error (status line-search-failure in steps.csv, exit
+// status 3), and stats.json wrote momentum_error {mean: null, max: null} (nlohmann's NaN/inf).
+// Since, the mean and max are over the steps whose momentum error is finite, recomputed here
+// from steps.csv, and non_finite_steps counts the others.
+TEST_F(MutationCampaignTest, StatsJsonStaysNumericWhenSolvesReportAnInfiniteMomentumError) {
+  const std::string shared = COULOMB_SHARED_DIR;
+  const std::string ur5 = read(shared + "/models/example-robot-data/robots/ur_description/urdf/ur5_robot.urdf");
+  ASSERT_TRUE(contains(ur5, "<mass value=\"2.275\"/>"));
+  const std::string heavy = write(
+      "ur5_heavy_forearm.urdf",
+      replace_all(replace_all(ur5, "<mass value=\"2.275\"/>", "<mass value=\"1e12\"/>"), "package://example-robot-data/",
+                  shared + "/models/example-robot-data/"));
+  const fs::path out = dir_ / "out";
+  const RunResult r = run_cli({"simulate", heavy, "-o", out.string(), "-q", "--no-html", "--duration", "0.1"});
+  ASSERT_TRUE(r.status == 0 || r.status == 3) << r.err;
+  const nlohmann::json stats = nlohmann::json::parse(read(out / "stats.json"));
+  ASSERT_TRUE(stats.at("momentum_error").at("mean").is_number()) << stats.dump();
+  ASSERT_TRUE(stats.at("momentum_error").at("max").is_number()) << stats.dump();
+  // steps.csv: the finite momentum errors, and how many are not.
+  std::istringstream csv(read(out / "steps.csv"));
+  std::string line;
+  std::getline(csv, line);
+  int finite = 0, non_finite = 0, failed = 0;
+  double sum = 0.0, max = 0.0;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> cells;
+    std::stringstream row(line);
+    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
+    ASSERT_GE(cells.size(), 9u) << line;
+    const double e = std::stod(cells[4]);  // momentum_error
+    if (cells[8] != "success") ++failed;    // status
+    if (std::isfinite(e)) {
+      ++finite;
+      sum += e;
+      max = std::max(max, e);
+    } else {
+      ++non_finite;
+      EXPECT_NE(cells[8], "success") << line;
+    }
+  }
+  EXPECT_EQ(finite + non_finite, stats.at("steps").get<int>());
+  EXPECT_GT(non_finite, 0) << "the mutant no longer makes SAP fail: find another reproducer";
+  EXPECT_EQ(stats.at("momentum_error").at("non_finite_steps").get<int>(), non_finite);
+  EXPECT_EQ(stats.at("failures").get<int>(), failed);
+  EXPECT_EQ(r.status, failed > 0 ? 3 : 0);
+  EXPECT_NEAR(stats.at("momentum_error").at("mean").get<double>(), finite > 0 ? sum / finite : 0.0, 1e-6 * (1 + max));
+  EXPECT_NEAR(stats.at("momentum_error").at("max").get<double>(), max, 1e-6 * (1 + max));
+}
+
+// Campaign scene mutants 1064 and 1172 (sphere_stack.yaml, clutter_320.yaml: a body's mass set to
+// 1e308): inspect exited 1 with "sphere mass_properties: density = inf must be non-negative and
+// finite", naming neither the file nor the key. The density mass / volume of the shapes
+// overflowed; the loader now says so at the body's `mass`.
+TEST_F(MutationCampaignTest, BodyMassWhoseDensityOverflowsIsRejectedAtItsKey) {
+  const auto scene = [&](const std::string& mass) {
+    return write("ball_" + mass + ".yaml", "bodies:\n  - name: ball\n    mass: " + mass +
+                                             "\n    shapes: [{type: sphere, radius: 0.05}]\n    position: [0, 0, 1]\n");
+  };
+  const std::string huge = scene("1e308");
+  const RunResult r = run_cli({"inspect", huge});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "coulomb: error: " + huge + ":3: bodies[0].mass: body 'ball': 1e+308 kg over its "
+                              "shapes' volume "))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "gives a density that is not finite in double precision")) << r.err;
+  // 1e300 kg in a sphere of 5 cm: density 1.9e303 kg/m^3, representable; inspect reports the mass.
+  const RunResult ok = run_cli({"inspect", scene("1e300"), "--json"});
+  ASSERT_EQ(ok.status, 0) << ok.err;
+  const nlohmann::json j = nlohmann::json::parse(ok.out);
+  EXPECT_NEAR(j.at("bodies")[0].at("mass").get<double>(), 1e300, 1e-12 * 1e300);
+}
+
+// Campaign scene mutants 1700 and 2040 (a body at z = -1e308, a robot at y = -1e6 m): the replay
+// stores positions as 0.1 mm integers (|x| < 214 km), and simulate exited 1 with "replay:
+// position -1000000.000000 m is not finite or too far from the origin ..." (a 300-digit number
+// for 1e308), naming neither the scene nor the way out, and left stats.json saying "running".
+TEST_F(MutationCampaignTest, BodyBeyondTheReplayRangeFailsNamingTheSceneAndTheWayOut) {
+  const std::string far = write("far.yaml", "time_step: 0.01\nduration: 0.05\nbodies:\n  - name: ball\n    mass: 1\n"
+                                            "    shapes: [{type: sphere, radius: 0.05}]\n    position: [0, -1.0e6, 1]\n");
+  const fs::path out = dir_ / "out";
+  const RunResult r = run_cli({"simulate", far, "-o", out.string(), "-q"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "coulomb: error: " + far + ": the outputs of the initial state: replay: position -1000000 m "
+                              "is not finite or too far from the origin"))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "coulomb simulate --no-html")) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(read(out / "stats.json")).at("status"), "failed");
+  // Without the replay the run completes, the ball where the file put it at t = 0.
+  const RunResult ok = run_cli({"simulate", far, "-o", out.string(), "-q", "--no-html"});
+  ASSERT_EQ(ok.status, 0) << ok.err;
+  EXPECT_EQ(nlohmann::json::parse(read(out / "stats.json")).at("status"), "complete");
+  std::istringstream csv(read(out / "trajectory.csv"));
+  std::string header, first;
+  std::getline(csv, header);
+  std::getline(csv, first);
+  EXPECT_EQ(header.substr(0, 20), "t,ball.x,ball.y,ball");
+  EXPECT_EQ(first.substr(0, 14), "0,0,-1000000,1");
+}
+
+// Campaign scene mutant 2609 (clutter_160.yaml, a wall's shapes[2].name set to shapes[1]'s
+// "wall_px"): accepted, the second geometry silently renamed "walls/wall_px#2", though
+// docs/scene-format.md says shape names are unique within the body. Now an error at the name.
+TEST_F(MutationCampaignTest, DuplicateShapeNameInABodyIsRejected) {
+  const auto scene = [&](const std::string& second) {
+    return write("walls_" + second + ".yaml",
+                 "bodies:\n  - name: walls\n    fixed: true\n    shapes:\n"
+                 "      - {name: wall_px, type: box, size: [0.1, 1, 1], position: [1, 0, 0]}\n"
+                 "      - {name: " + second + ", type: box, size: [0.1, 1, 1], position: [-1, 0, 0]}\n");
+  };
+  const std::string dup = scene("wall_px");
+  const RunResult r = run_cli({"inspect", dup});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "coulomb: error: " + dup + ":6: bodies[0].shapes[1].name: duplicate shape name 'wall_px' "
+                              "in body 'walls' (also bodies[0].shapes[0])"))
+      << r.err;
+  const RunResult ok = run_cli({"inspect", scene("wall_nx"), "--json"});
+  ASSERT_EQ(ok.status, 0) << ok.err;
+  const nlohmann::json j = nlohmann::json::parse(ok.out);
+  ASSERT_EQ(j.at("geometries").size(), 2u);
+  EXPECT_EQ(j.at("geometries")[0].at("name"), "walls/wall_px");
+  EXPECT_EQ(j.at("geometries")[1].at("name"), "walls/wall_nx");
+}
+
+// Campaign scene mutant 2525 (four_bar.yaml, the crank actuator's velocity_target set to 1e308,
+// kd 20, effort_limit .inf): accepted; the PD force kd (velocity_target - v) = 2e309 N m
+// overflowed, and trajectory.csv's crank.tau held inf. Now refused at the actuator.
+TEST_F(MutationCampaignTest, ActuatorWhosePdForceOverflowsIsRejected) {
+  const auto scene = [&](const std::string& velocity_target) {
+    return write("four_bar_" + velocity_target + ".yaml",
+                 "time_step: 0.001\nduration: 0.01\nrobots:\n  - urdf: " + std::string(COULOMB_SOURCE_DIR) +
+                     "/examples/models/four_bar.urdf\n    actuators:\n      crank: {kp: 0.0, kd: 20.0, velocity_target: " +
+                     velocity_target + ", effort_limit: .inf}\n");
+  };
+  const std::string bad = scene("1e308");
+  const RunResult r = run_cli({"inspect", bad});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "coulomb: error: " + bad + ":6: robots[0].actuators.crank: joint 'crank': the PD force "
+                              "kp |target - q0| + kd |velocity_target - v0| = inf is not finite"))
+      << r.err;
+  // The example's 1 rev/s runs.
+  const fs::path out = dir_ / "out";
+  const RunResult ok = run_cli({"simulate", scene("6.283185307179586"), "-o", out.string(), "-q", "--no-html"});
+  EXPECT_EQ(ok.status, 0) << ok.err;
+}
+
+}  // namespace
