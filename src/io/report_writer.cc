@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "coulomb/io/simulation_output.h"
 #include "coulomb/math/spatial.h"
 #include "viewer_assets.h"
 
@@ -37,17 +38,8 @@ std::string read_file(const fs::path& path) {
   return s.str();
 }
 
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> fields;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = line.find(',', start);
-    fields.push_back(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return fields;
-}
+// trajectory.csv quotes names with commas (CsvFile::field); steps.csv has none.
+std::vector<std::string> split(const std::string& line) { return split_csv_row(line); }
 
 struct Steps {
   std::vector<double> columns[kNumNumeric];

@@ -53,6 +53,44 @@ void CsvFile::text(const char* s) {
   for (; *s != '\0'; ++s) put(*s);
 }
 
+void CsvFile::field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) {
+    text(s);
+    return;
+  }
+  put('"');
+  for (const char c : s) {
+    if (c == '"') put('"');
+    put(c);
+  }
+  put('"');
+}
+
+std::vector<std::string> split_csv_row(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c != '"') {
+        fields.back() += c;
+      } else if (i + 1 < line.size() && line[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else {
+        quoted = false;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
 namespace {
 constexpr char kDigitPairs[] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
@@ -204,7 +242,7 @@ namespace {
 void write_header(CsvFile& out, const std::vector<std::string>& h) {
   for (size_t i = 0; i < h.size(); ++i) {
     if (i) out.comma();
-    out.text(h[i]);
+    out.field(h[i]);
   }
   out.end_row();
 }
@@ -306,13 +344,13 @@ void ContactsWriter::write(double t, const simulation::StepResults& results) {
   for (const simulation::ContactResult& c : results.contacts) {
     out_.number(t);
     out_.comma();
-    out_.text(model.body(c.body_a).name);
+    out_.field(model.body(c.body_a).name);
     out_.comma();
-    out_.text(model.body(c.body_b).name);
+    out_.field(model.body(c.body_b).name);
     out_.comma();
-    out_.text(geometry_name(c.geometry_a));
+    out_.field(geometry_name(c.geometry_a));
     out_.comma();
-    out_.text(geometry_name(c.geometry_b));
+    out_.field(geometry_name(c.geometry_b));
     const math::Vector3 f = c.impulse_W / time_step_;
     for (double x : {c.p_W.x(), c.p_W.y(), c.p_W.z(), c.n_W.x(), c.n_W.y(), c.n_W.z(), c.phi, c.impulse_normal,
                      c.impulse_tangential.norm(), f.x(), f.y(), f.z(), c.slip_speed}) {

@@ -141,6 +141,61 @@ TEST(SimulationOutputTest, TrajectoryTorqueAndContactForceColumns) {
   fs::remove_all(dir);
 }
 
+// Names with commas and quotes (a scene may name a body so; mutation campaign, scene 8380) are
+// RFC 4180 fields: quoted, inner quotes doubled, so that every row keeps the header's width.
+TEST(SimulationOutputTest, NamesWithCommasAndQuotesAreQuotedCsvFields) {
+  EXPECT_EQ(split_csv_row("a,\"b,c\",\"d\"\"e\","), (std::vector<std::string>{"a", "b,c", "d\"e", ""}));
+  EXPECT_EQ(split_csv_row("t"), (std::vector<std::string>{"t"}));
+  const fs::path dir = fs::temp_directory_path() / ("coulomb_output_quote_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string yaml =
+      "time_step: 0.001\nbodies:\n"
+      "  - {name: ground, fixed: true, shapes: [{type: halfspace}]}\n"
+      "  - {name: 'crate, \"big\"', mass: 3.0, shapes: [{type: box, size: [0.2, 0.2, 0.2]}], position: [0, 0, 0.1]}\n";
+  const scene::Scene scene = parse_scene(yaml, "quote.yaml");
+  simulation::SimulatorParameters params;
+  params.time_step = scene.time_step;
+  simulation::Simulator sim(scene, params);
+  {
+    TrajectoryWriter trajectory((dir / "trajectory.csv").string(), sim.scene());
+    ContactsWriter contacts((dir / "contacts.csv").string(), sim.scene(), params.time_step);
+    trajectory.write(0.0, sim.q(), sim.v());
+    for (int k = 0; k < 20; ++k) {
+      sim.step();
+      trajectory.write(sim.time(), sim.q(), sim.v(), &sim.last_results());
+    }
+    contacts.write(sim.time(), sim.last_results());
+    trajectory.close();
+    contacts.close();
+  }
+  std::ifstream in(dir / "trajectory.csv");
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  // The bytes RFC 4180 prescribes, independent of split_csv_row.
+  EXPECT_NE(line.find(",\"crate, \"\"big\"\".x\","), std::string::npos) << line;
+  const std::vector<std::string> header = TrajectoryWriter::header(sim.scene());
+  EXPECT_EQ(split_csv_row(line), header);
+  EXPECT_EQ(header[1], "crate, \"big\".x");
+  int rows = 0;
+  while (std::getline(in, line)) {
+    ASSERT_EQ(split_csv_row(line).size(), header.size()) << "row " << rows;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 21);
+  std::ifstream contacts_in(dir / "contacts.csv");
+  ASSERT_TRUE(std::getline(contacts_in, line));
+  const size_t columns = split_csv_row(line).size();
+  int contact_rows = 0;
+  while (std::getline(contacts_in, line)) {
+    const std::vector<std::string> f = split_csv_row(line);
+    ASSERT_EQ(f.size(), columns) << line;
+    EXPECT_EQ(f[2], "crate, \"big\"");
+    ++contact_rows;
+  }
+  EXPECT_GT(contact_rows, 0);
+  fs::remove_all(dir);
+}
+
 // stats.json: robots with base, joints, actuated joints and bodies; warnings and notes lists.
 TEST(SimulationOutputTest, StatsJsonRobotsWarningsNotes) {
   const scene::Scene scene = load_scene(std::string(COULOMB_SOURCE_DIR) + "/examples/scenes/a1_stand.yaml");

@@ -36,8 +36,11 @@ class CsvFile {
   CsvFile(const CsvFile&) = delete;
   CsvFile& operator=(const CsvFile&) = delete;
 
-  void text(const char* s);
+  void text(const char* s);  ///< written as it is (for the writers' own fixed strings)
   void text(const std::string& s) { text(s.c_str()); }
+  /// A name from the model or scene as one CSV field (RFC 4180): quoted, with inner quotes
+  /// doubled, when it holds a comma, a double quote, CR or LF; as it is otherwise.
+  void field(const std::string& s);
   void number(double x);  ///< 9 significant digits, shortest form ("%.9g"); nan, inf, -inf
   void integer(long long x);
   void comma() { put(','); }
@@ -56,6 +59,11 @@ class CsvFile {
   size_t used_ = 0;
 };
 
+/// Splits one line of CSV into its fields (RFC 4180: a field in double quotes may hold commas,
+/// and "" stands for one quote inside it), the inverse of CsvFile::field for one row. A quoted
+/// field is read up to its closing quote on the same line.
+std::vector<std::string> split_csv_row(const std::string& line);
+
 /// trajectory.csv: header `t`, then for every non-world body B
 /// `B.x,B.y,B.z,B.qw,B.qx,B.qy,B.qz,B.vx,B.vy,B.vz,B.wx,B.wy,B.wz` (pose of the body frame in the
 /// world; velocity of the body origin and angular velocity, world frame), then for every 1-dof
@@ -64,8 +72,8 @@ class CsvFile {
 /// limit: StepResults::actuator_forces) and `B.contact_fx,B.contact_fy,B.contact_fz` for every
 /// non-world body with collision geometry (the net contact force on B over the step, world
 /// frame [N]: StepResults::contact_wrenches). The row at t = 0 has zero torques and forces.
-/// Numbers with 9 significant digits. Throws std::runtime_error naming the file if it cannot
-/// be written.
+/// Numbers with 9 significant digits. Names are CSV fields (CsvFile::field: a name with a comma
+/// or a quote is quoted). Throws std::runtime_error naming the file if it cannot be written.
 class TrajectoryWriter {
  public:
   TrajectoryWriter(const std::string& path, const multibody::Model& model);
