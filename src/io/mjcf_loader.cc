@@ -358,16 +358,7 @@ class Loader {
 
   // ---- number parsing ----
 
-  static bool parse_number(std::string_view token, double& out) {
-    if (!token.empty() && token.front() == '+') token.remove_prefix(1);
-    if (token.empty()) return false;
-    const auto [ptr, ec] = std::from_chars(token.data(), token.data() + token.size(), out);
-    if (ec == std::errc::result_out_of_range) {
-      out = std::numeric_limits<double>::infinity();
-      return ptr == token.data() + token.size();
-    }
-    return ec == std::errc() && ptr == token.data() + token.size();
-  }
+  static bool parse_number(std::string_view token, double& out) { return util::parse_number(token, out); }
 
   /// The numbers of attribute `key` (count between min_count and max_count), finite.
   static std::vector<double> numbers(const Element& e, const std::string& key, const std::string& text,

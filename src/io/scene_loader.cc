@@ -116,15 +116,7 @@ bool parse_double(std::string text, double& out) {
     out = it->second;
     return true;
   }
-  std::string_view t(text);
-  if (!t.empty() && t.front() == '+') t.remove_prefix(1);
-  if (t.empty()) return false;
-  const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), out);
-  if (ec == std::errc::result_out_of_range) {
-    out = (t.front() == '-') ? -kInf : kInf;
-    return ptr == t.data() + t.size();
-  }
-  return ec == std::errc() && ptr == t.data() + t.size();
+  return util::parse_number(text, out);
 }
 
 enum class Finite { kRequired, kAllowPositiveInfinity };

@@ -194,16 +194,7 @@ constexpr const char* kNumericElements[] = {
     "spring_stiffness", "stiffness", "dissipation", "size", "radius", "length", "scale", "normal",
     "gravity", "initial_position"};
 
-bool parse_number(std::string_view token, double& out) {
-  if (!token.empty() && token.front() == '+') token.remove_prefix(1);
-  if (token.empty()) return false;
-  const auto [ptr, ec] = std::from_chars(token.data(), token.data() + token.size(), out);
-  if (ec == std::errc::result_out_of_range) {
-    out = std::numeric_limits<double>::infinity();
-    return ptr == token.data() + token.size();
-  }
-  return ec == std::errc() && ptr == token.data() + token.size();
-}
+using util::parse_number;
 
 /// "model 'm' link 'a' <inertial><mass>" for element e.
 std::string describe_element(const TiXmlElement* e) {

@@ -131,20 +131,7 @@ constexpr NumericAttribute kNumericAttributes[] = {
     {"mimic", "multiplier", 1},   {"mimic", "offset", 1},
 };
 
-/// Parses one number in the C locale; accepts a leading '+', "nan" and "inf" (so that they can
-/// be reported as non-finite rather than as garbage). Returns false if `token` is not a number.
-bool parse_number(std::string_view token, double& out) {
-  if (!token.empty() && token.front() == '+') token.remove_prefix(1);
-  if (token.empty()) return false;
-  const char* first = token.data();
-  const char* last = token.data() + token.size();
-  const auto [ptr, ec] = std::from_chars(first, last, out);
-  if (ec == std::errc::result_out_of_range) {
-    out = std::numeric_limits<double>::infinity();  // e.g. "1e999": reported as not finite
-    return ptr == last;
-  }
-  return ec == std::errc() && ptr == last;
-}
+using util::parse_number;
 
 /// "<inertial><origin xyz>": the element path from the owning <link>/<joint> (exclusive).
 std::string element_path(const TiXmlElement* element, const TiXmlElement* owner, const char* attribute) {

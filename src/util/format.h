@@ -1,6 +1,8 @@
 // Internal helpers shared by the library's sources (not installed).
 #pragma once
 
+#include <charconv>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -13,6 +15,22 @@ inline std::string format_number(double x) {
   os.precision(10);
   os << x;
   return os.str();
+}
+
+/// Parses one number of a model or scene file in the C locale (std::from_chars): decimal or
+/// scientific notation, a leading '+', "nan" and "inf" (so that loaders can report them as not
+/// finite rather than as garbage). A magnitude beyond double's range ("1e999", "-1e999") reads as
+/// ±infinity, to be reported as not finite too. Returns false if `token` is not one number.
+inline bool parse_number(std::string_view token, double& out) {
+  if (!token.empty() && token.front() == '+') token.remove_prefix(1);
+  if (token.empty()) return false;
+  const char* last = token.data() + token.size();
+  const auto [ptr, ec] = std::from_chars(token.data(), last, out);
+  if (ec == std::errc::result_out_of_range) {
+    out = token.front() == '-' ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+    return ptr == last;
+  }
+  return ec == std::errc() && ptr == last;
 }
 
 /// The byte offset of the first byte of `s` that does not belong to a well-formed UTF-8
