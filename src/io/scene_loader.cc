@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -1698,6 +1699,30 @@ bool starts_like_json(const std::string& path) {
   return false;
 }
 
+/// A message about the one-robot scene that load_scene_or_model generates for a model file run
+/// on its own names that scene's line and key ("M.urdf:5: robots[0].urdf: …"), which are not
+/// the file's. Drops them: the rest is kept as it is when it names the model file itself (a
+/// loader error "M.urdf:12: link 'x': …"), and gets "M.urdf: " in front otherwise (a check of the
+/// whole model: "M.urdf: the floating tree rooted at body 'base' has total mass 0 kg").
+std::string without_generated_location(const std::string& message, const std::string& path) {
+  const std::string head = path + ":";
+  if (message.compare(0, head.size(), head) != 0) return message;
+  std::size_t end = head.size();
+  while (end < message.size() && std::isdigit(static_cast<unsigned char>(message[end]))) ++end;
+  if (end == head.size()) return message;
+  for (const std::string key : {": robots[0].urdf: ", ": robots[0].mjcf: ", ": robots[0]: "}) {
+    if (message.compare(end, key.size(), key) != 0) continue;
+    const std::string rest = message.substr(end + key.size());
+    const std::string where = rest.substr(0, rest.find(": "));  // "DIR/M.urdf:12" if it names a file
+    const std::string name = fs::path(path).filename().string();
+    const std::size_t at = where.rfind(name);
+    const bool names_file = at != std::string::npos &&
+                            (at + name.size() == where.size() || where[at + name.size()] == ':');
+    return names_file ? rest : path + ": " + rest;
+  }
+  return message;
+}
+
 }  // namespace
 
 Scene load_scene_or_model(const std::string& path) {
@@ -1723,12 +1748,18 @@ Scene load_scene_or_model(const std::string& path) {
   if (ground) yaml += "bodies:\n  - {name: ground, fixed: true, shapes: [{type: halfspace}]}\n";
   yaml += "robots:\n  - {" + std::string(kind == ModelFileKind::kMjcf ? "mjcf" : "urdf") + ": " +
           yaml_quoted(file.filename().string()) + "}\n";
+  Scene scene;
   try {
-    return parse_scene(yaml, path, directory);
+    scene = parse_scene(yaml, path, directory);
   } catch (const SceneError& e) {
-    // The message names the generated scene's keys; the model file's own errors come first.
-    throw SceneError(e.what());
+    throw SceneError(without_generated_location(e.what(), path));
   }
+  for (std::vector<std::string>* list : {&scene.warnings, &scene.notes})
+    for (std::string& m : *list) m = without_generated_location(m, path);
+  for (SceneRobot& robot : scene.robots)
+    for (std::vector<std::string>* list : {&robot.warnings, &robot.notes})
+      for (std::string& m : *list) m = without_generated_location(m, path);
+  return scene;
 }
 
 Scene load_scene(const std::string& path) {

@@ -1,6 +1,7 @@
 // Internal helpers shared by the library's sources (not installed).
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 #include <sstream>
@@ -20,14 +21,40 @@ inline std::string format_number(double x) {
 /// Parses one number of a model or scene file in the C locale (std::from_chars): decimal or
 /// scientific notation, a leading '+', "nan" and "inf" (so that loaders can report them as not
 /// finite rather than as garbage). A magnitude beyond double's range ("1e999", "-1e999") reads as
-/// ±infinity, to be reported as not finite too. Returns false if `token` is not one number.
+/// ±infinity, to be reported as not finite too; a magnitude below its smallest subnormal
+/// ("1e-400", "-0.0000…1e-320") reads as ±0, as strtod rounds it. Returns false if `token` is not
+/// one number.
 inline bool parse_number(std::string_view token, double& out) {
   if (!token.empty() && token.front() == '+') token.remove_prefix(1);
   if (token.empty()) return false;
   const char* last = token.data() + token.size();
   const auto [ptr, ec] = std::from_chars(token.data(), last, out);
   if (ec == std::errc::result_out_of_range) {
-    out = token.front() == '-' ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+    // from_chars reports overflow and underflow alike. The decimal exponent k of the leading
+    // significant digit (value = d.ddd × 10^k) tells them apart: |k| > 300 here, so its sign does.
+    const bool negative = token.front() == '-';
+    std::string_view s = negative ? token.substr(1) : token;
+    const std::size_t e = s.find_first_of("eE");
+    const std::string_view mantissa = s.substr(0, e);
+    long long k = 0;
+    const std::size_t point = std::min(mantissa.find('.'), mantissa.size());
+    const std::size_t first = mantissa.find_first_of("123456789");
+    if (first != std::string_view::npos) {
+      k = first < point ? static_cast<long long>(point - first) - 1 : -static_cast<long long>(first - point);
+    }
+    if (e != std::string_view::npos) {
+      std::string_view exponent = s.substr(e + 1);
+      bool exponent_negative = false;
+      if (!exponent.empty() && (exponent.front() == '-' || exponent.front() == '+')) {
+        exponent_negative = exponent.front() == '-';
+        exponent.remove_prefix(1);
+      }
+      long long value = 0;
+      for (const char c : exponent) value = std::min(value * 10 + (c - '0'), 1000000000LL);  // clamp
+      k += exponent_negative ? -value : value;
+    }
+    const double magnitude = k < 0 ? 0.0 : std::numeric_limits<double>::infinity();
+    out = negative ? -magnitude : magnitude;
     return ptr == last;
   }
   return ec == std::errc() && ptr == last;

@@ -128,8 +128,18 @@ void SapFrictionConeConstraint::prepare(double dt, const Eigen::Ref<const Eigen:
   // Position prediction of the integrator: φ(v_n) = φ̃₀ + δt_q v_n (issue 9 item 5).
   const double dt_q = p.theta_vq * dt, phi0_end = p.phi0 + dt * (1.0 - p.theta_vq) * p.vn0;
   const double Rn_physical = 1.0 / (dt * p.stiffness * (dt_q + p.dissipation_time));
-  const double Rn = std::max(Rn_near_rigid, Rn_physical);
-  const double Rt = p.regularization.sigma * w;  // Eq. 30
+  double Rn = std::max(Rn_near_rigid, Rn_physical);
+  double Rt = p.regularization.sigma * w;  // Eq. 30
+  if (!(w > 0.0)) {
+    // W_ii = 0: the contact's Jacobian vanishes (a point on the common axis of two bodies that
+    // can only turn about it; two identical robots in one place), so v_c ≡ 0 whatever v and the
+    // impulse moves nothing: any R > 0 gives the same velocities. With R_t = σ w = 0 the
+    // projection divided 0 by 0 and every impulse of the step became NaN (mutation campaign,
+    // scene 4619). R_t = R_n keeps it finite: γ_t = 0 and γ_n is the physical compliance's
+    // δt k φ₀ (its near-rigid floor is 0 here); R_n = 1 if the stiffness is infinite.
+    if (!(Rn > 0.0) || !std::isfinite(Rn)) Rn = 1.0;
+    Rt = Rn;
+  }
   R_ << Rt, Rt, Rn;
   v_hat_ << 0.0, 0.0, -phi0_end / (dt_q + p.dissipation_time);  // §V: v̂_n = −φ₀/(δt + τ_d)
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <utility>
@@ -526,7 +527,16 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
     }
     if (prm.record_history) res.cost_history.push_back(w.cost);
     res.gradient_norm = grad_norm;
-    res.momentum_error = scale > 0.0 ? grad_norm / scale : 0.0;
+    if (std::isfinite(grad_norm) && std::isfinite(scale)) {
+      res.momentum_error = scale > 0.0 ? grad_norm / scale : 0.0;
+    } else {
+      // norm() overflowed on finite entries (stableNorm scales them), or the gradient or the
+      // momentum is not finite: then the error is +∞, never NaN nor a 0 from a NaN scale
+      // (steps.csv reports it; such a solve has not converged).
+      const double g = w.D.cwiseProduct(w.grad).stableNorm();
+      const double s = std::max(w.D.cwiseProduct(w.p).stableNorm(), w.D.cwiseProduct(w.jc).stableNorm());
+      res.momentum_error = std::isfinite(g) && std::isfinite(s) && s > 0.0 ? g / s : std::numeric_limits<double>::infinity();
+    }
     res.iterations = iter;
     res.cost = w.cost;
     if (prm.record_history) res.momentum_error_history.push_back(res.momentum_error);

@@ -398,3 +398,69 @@ TEST(SapConstraintsTest, CouplerTiesTwoCoordinates) {
 
 }  // namespace
 }  // namespace coulomb::solvers::sap
+
+namespace coulomb::solvers::sap {
+namespace {
+
+// Regression (issue 18, mutation campaign scene 4619: two Pandas loaded in one place): a contact
+// whose Jacobian vanishes (W_ii = 0, here a point on the common joint axis of two links) had
+// R_t = σ w = 0, its projection divided 0 by 0 and every step failed with NaN impulses. Such a
+// contact moves nothing: the solve must equal the one without it, and its impulse be finite with
+// γ_t = 0 and γ_n the compliant spring's δt k (−φ₀) (near-rigid k = ∞: finite, ≥ 0).
+TEST(SapSolverTest, ContactWithZeroJacobianMovesNothingAndStaysFinite) {
+  for (const double stiffness : {1e6, std::numeric_limits<double>::infinity()}) {
+    const double dt = 1e-3;
+    std::vector<MatrixXd> A{(MatrixXd(2, 2) << 2.0, 0.3, 0.3, 1.0).finished(), MatrixXd::Identity(1, 1) * 3.0};
+    const VectorXd v_star = (VectorXd(3) << 0.4, -1.0, -0.7).finished();
+    FrictionConeParameters p;
+    p.mu = 0.5;
+    p.stiffness = stiffness;
+    p.dissipation_time = 0.0;
+    p.phi0 = -0.18;  // 180 mm deep, as the overlapping robots
+    auto with_zero = [&](bool add_zero) {
+      SapProblem problem(dt, A, v_star);
+      FrictionConeParameters q = p;
+      q.phi0 = -1e-4;
+      problem.add_constraint(std::make_unique<SapFrictionConeConstraint>(
+          q, 0, (MatrixXd(3, 2) << 1.0, 0.0, 0.0, 1.0, 0.5, 1.0).finished(), 1,
+          (MatrixXd(3, 1) << 0.0, 0.2, -1.0).finished()));
+      if (add_zero)
+        problem.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, 0, MatrixXd::Zero(3, 2), 1, MatrixXd::Zero(3, 1)));
+      return SapSolver(tight(1e-12)).solve(problem, VectorXd::Zero(3));
+    };
+    const SapSolverResults reference = with_zero(false), r = with_zero(true);
+    ASSERT_EQ(r.status, SapSolverStatus::kSuccess) << "k = " << stiffness;
+    EXPECT_TRUE(std::isfinite(r.momentum_error));
+    EXPECT_LE((r.v - reference.v).norm(), 1e-10 * (1.0 + reference.v.norm())) << "k = " << stiffness;
+    ASSERT_TRUE(r.gamma.allFinite()) << r.gamma.transpose();
+    const Eigen::Vector3d g = r.gamma.tail<3>();
+    EXPECT_EQ(g[0], 0.0);
+    EXPECT_EQ(g[1], 0.0);
+    EXPECT_GE(g[2], 0.0);
+    if (std::isfinite(stiffness)) EXPECT_NEAR(g[2], dt * stiffness * 0.18, 1e-9 * dt * stiffness * 0.18);
+  }
+}
+
+// The momentum error of a solve is never NaN (steps.csv, mutation campaign URDF 2494, 4564, 8085):
+// with an overflowing or NaN gradient it is +∞ (it was NaN, or 0 when the scale was NaN), which
+// the outputs report as a failed step's residual.
+TEST(SapSolverTest, MomentumErrorOfAnOverflowingProblemIsNotNaN) {
+  // A = 1e300 I and velocities of 1e10: the gradient A (v − v*) and the momentum A v overflow
+  // together, and ‖D̃∇ℓ‖ / ‖D̃p‖ was ∞/∞ = NaN.
+  std::vector<MatrixXd> A{MatrixXd::Identity(2, 2) * 1e300};
+  const VectorXd v_star = VectorXd::Constant(2, -1e10);
+  SapProblem problem(1e-3, A, v_star);
+  FrictionConeParameters p;
+  p.mu = 1.0;
+  p.stiffness = std::numeric_limits<double>::infinity();
+  p.phi0 = -1.0;
+  problem.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, 0, (MatrixXd(3, 2) << 1, 0, 0, 1, 1, 1).finished()));
+  SapSolverParameters prm = tight(1e-12);
+  prm.try_zero_guess = false;
+  const SapSolverResults r = SapSolver(prm).solve(problem, VectorXd::Constant(2, 1e10));
+  EXPECT_NE(r.status, SapSolverStatus::kSuccess);
+  EXPECT_EQ(r.momentum_error, std::numeric_limits<double>::infinity()) << "status " << to_string(r.status);
+}
+
+}  // namespace
+}  // namespace coulomb::solvers::sap
