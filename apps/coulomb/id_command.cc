@@ -82,7 +82,7 @@ Exit status: 0 solved; 3 inconsistent (lcp-noslip: the desired motion is not rea
   warning gives the tracking residual and the closest feasible motion is printed); 1 error:
   unreadable model or scene, wrong vector sizes, and an infeasible, unconverged or failed
   solve ("inverse dynamics infeasible: ..."; the output, --json included, is printed first);
-  2 usage error (unknown formulation, --dt <= 0, --mu < 0, --friction-edges < 3, ...).
+  2 usage error (unknown formulation, --dt <= 0, --mu < 0, --friction-edges outside 3 … 64, ...).
 
 Examples (from the repository root):
   build/bin/coulomb id ../shared/models/a1.urdf --floating --q 0,0,0.31231,1,0,0,0,0,0.8,-1.5,0,0.8,-1.5,0,0.8,-1.5,0,0.8,-1.5 --dt 0.001 --json
@@ -199,14 +199,17 @@ const char* formulation_title(id::Formulation f) {
 
 void check_options(const IdOptions& o) {
   if (o.dt && !(*o.dt > 0.0 && std::isfinite(*o.dt)))
-    throw UsageError("--dt must be a finite number > 0 s, got " + std::to_string(*o.dt));
+    throw UsageError("--dt must be a finite number > 0 s, got " + option_value(*o.dt));
   if (o.mu && !(*o.mu >= 0.0 && std::isfinite(*o.mu)))
-    throw UsageError("--mu must be a finite number >= 0, got " + std::to_string(*o.mu));
-  if (o.friction_edges < 3) throw UsageError("--friction-edges must be >= 3, got " + std::to_string(o.friction_edges));
+    throw UsageError("--mu must be a finite number >= 0, got " + option_value(*o.mu));
+  // Above 64 edges the polygon is within 0.12 % of the cone; a huge count (1e8) exhausted
+  // memory and crashed the process (option audit, issue 18).
+  if (o.friction_edges < 3 || o.friction_edges > 64)
+    throw UsageError("--friction-edges must be in 3 … 64, got " + std::to_string(o.friction_edges));
   if (!(o.max_distance >= 0.0 && std::isfinite(o.max_distance)))
-    throw UsageError("--max-distance must be a finite number >= 0 m, got " + std::to_string(o.max_distance));
-  if (o.ground_height && !std::isfinite(*o.ground_height))
-    throw UsageError("--ground-height must be a finite number [m]");
+    throw UsageError("--max-distance must be a finite number >= 0 m, got " + option_value(o.max_distance));
+  if (o.ground_height && !(std::abs(*o.ground_height) <= 1e6))  // the scene format's position range
+    throw UsageError("--ground-height must be a number in [-1e6, 1e6] m, got " + option_value(*o.ground_height));
   if (o.ground_height && o.no_ground) throw UsageError("--ground-height and --no-ground exclude each other");
 }
 
@@ -497,7 +500,7 @@ Command add_id_command(CLI::App& app) {
   sub->add_option("--formulation", opt->formulation, "lcp-noslip | lcp-coulomb | qp-coulomb | qp-noslip")
       ->capture_default_str();
   sub->add_option("--friction-edges", opt->friction_edges,
-                  "Edges k >= 3 of the friction polygon inscribed in the Coulomb cone (*-coulomb)")
+                  "Edges k (3 … 64) of the friction polygon inscribed in the Coulomb cone (*-coulomb)")
       ->capture_default_str();
   sub->add_flag("--one-stage", opt->one_stage, "QP formulations: skip Stage II (torque minimization)");
   sub->add_flag("--mindiff", opt->mindiff,

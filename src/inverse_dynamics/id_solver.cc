@@ -149,8 +149,8 @@ IdSolver::Impl::Impl(const IdParameters& parameters)
 
 IdSolver::IdSolver(IdParameters parameters) {
   const IdParameters& p = parameters;
-  if (p.friction_edges < 3)
-    throw std::invalid_argument("IdParameters: friction_edges must be >= 3, got " + std::to_string(p.friction_edges));
+  if (p.friction_edges < 3 || p.friction_edges > 64)  // 1e8 edges exhausted memory and crashed
+    throw std::invalid_argument("IdParameters: friction_edges must be in 3 … 64, got " + std::to_string(p.friction_edges));
   if (!(p.stage_two_regularization >= 0.0) || !std::isfinite(p.stage_two_regularization))
     throw std::invalid_argument("IdParameters: stage_two_regularization must be finite and >= 0, got " +
                                 num(p.stage_two_regularization));

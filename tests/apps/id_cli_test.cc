@@ -192,7 +192,7 @@ TEST_F(IdCliTest, UsageErrors) {
       {{"--dt", "0"}, "--dt must be a finite number > 0 s"},
       {{"--dt", "-1e-3"}, "--dt must be"},
       {{"--mu", "-1"}, "--mu must be a finite number >= 0"},
-      {{"--friction-edges", "2"}, "--friction-edges must be >= 3"},
+      {{"--friction-edges", "2"}, "--friction-edges must be in 3 … 64"},
       {{"--max-distance", "-1"}, "--max-distance"},
       {{"--mindiff"}, "--mindiff applies to --formulation lcp-coulomb"},
       {{"--formulation", "lcp-noslip", "--one-stage"}, "--one-stage applies to"},

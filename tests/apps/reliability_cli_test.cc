@@ -306,6 +306,49 @@ TEST_F(ReliabilityCliTest, RelToleranceOutsideItsRangeIsAUsageError) {
   }
 }
 
+// Option audit (issue 18): every numeric option of every command refuses values outside its
+// documented range with exit status 2, naming the option and the value as written in short form.
+// Found: `id --friction-edges 100000000` crashed (SIGSEGV) allocating the polygon;
+// `id --ground-height 1e308` failed inside the QP ("conic QP: non-finite data"); values were
+// printed with std::to_string (a 309-digit number for 1e308, "-1.000000" for -1).
+TEST_F(ReliabilityCliTest, EveryNumericOptionRefusesValuesOutsideItsRange) {
+  const std::string a1 = std::string(COULOMB_SHARED_DIR) + "/models/a1.urdf";
+  const std::string fclib = std::string(COULOMB_SHARED_DIR) + "/fclib/Box_Stacks-i0122-82-5.hdf5";
+  const std::string out = (dir_ / "out").string();
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"id", a1, "--friction-edges", "100000000"}, "--friction-edges must be in 3 … 64, got 100000000"},
+      {{"id", a1, "--friction-edges", "2"}, "--friction-edges must be in 3 … 64, got 2"},
+      {{"id", a1, "--ground-height", "1e308"}, "--ground-height must be a number in [-1e6, 1e6] m, got 1e+308"},
+      {{"id", a1, "--ground-height", "nan"}, "--ground-height must be a number in [-1e6, 1e6] m, got nan"},
+      {{"id", a1, "--dt", "-1"}, "--dt must be a finite number > 0 s, got -1"},
+      {{"id", a1, "--mu", "inf"}, "--mu must be a finite number >= 0, got inf"},
+      {{"id", a1, "--max-distance", "-0.5"}, "--max-distance must be a finite number >= 0 m, got -0.5"},
+      {{"bench", kIncline, "--perturb", "1e308"}, "--perturb must be in [0, 1e-3] m, got 1e+308"},
+      {{"bench", kIncline, "--time-step", "1e-400"}, "--time-step must be a finite number > 0 s, got 0"},
+      {{"bench", kIncline, "--steps", "0"}, "--steps must be >= 1, got 0"},
+      {{"bench", kIncline, "--states", "-3"}, "--states must be >= 1, got -3"},
+      {{"simulate", kIncline, "-o", out, "--duration", "-2"}, "--duration must be a finite number > 0 s, got -2"},
+      {{"simulate", kIncline, "-o", out, "--output-rate", "nan"}, "--output-rate must be a finite number > 0 Hz, got nan"},
+      {{"fclib", fclib, "--tolerance", "1e-400"}, "--tolerance must be in (0, 1), got 0"},
+      {{"fclib", fclib, "--beta", "2"}, "--beta must be in (0, 1], got 2"},
+      {{"fclib", fclib, "--sigma", "inf"}, "--sigma must be in (0, 1], got inf"},
+      {{"fclib", fclib, "--repeats", "0"}, "--repeats must be >= 1, got 0"},
+      {{"fclib", fclib, "--max-iterations", "-3"}, "--max-iterations must be >= 1, got -3"},
+  };
+  for (const Case& c : cases) {
+    const RunResult r = run_cli(c.args);
+    std::string command;
+    for (const std::string& a : c.args) command += a + " ";
+    EXPECT_EQ(r.status, 2) << command << "\n" << r.err;
+    EXPECT_TRUE(contains(r.err, "coulomb: error: " + c.message)) << command << "\n" << r.err;
+    EXPECT_FALSE(fs::exists(out)) << command;
+  }
+}
+
 // Non-UTF-8 bytes reached nlohmann::json: `inspect --json` failed with a bare
 // "[json.exception.type_error.316]", and a run from a scene path with byte 0xFF lost its
 // stats.json after all its steps.

@@ -71,7 +71,7 @@ enum class StageTwoObjective { kTotalTorque, kContactTorque };
 
 struct IdParameters {
   Formulation formulation = Formulation::kQpCoulomb;
-  /// Friction polygon edges k (LCP,μ and the QP formulations), ≥ 3. Directions
+  /// Friction polygon edges k (LCP,μ and the QP formulations), 3 … 64. Directions
   /// d_j = cos(2πj/k) ŝ + sin(2πj/k) t̂; the bound Σ_j f_F,j ≤ μ f_N is the polygon inscribed in
   /// the Coulomb cone (k = 4: the "diamond" |f_S| + |f_T| ≤ μ f_N of the paper).
   int friction_edges = 4;
@@ -211,7 +211,7 @@ struct IdResults {
 /// Solves IdProblems of one formulation, keeping warm-start data and buffers between calls.
 class IdSolver {
  public:
-  /// Throws std::invalid_argument for invalid parameters (friction_edges < 3, negative
+  /// Throws std::invalid_argument for invalid parameters (friction_edges outside 3 … 64, negative
   /// tolerances, max_distance < 0 or NaN).
   explicit IdSolver(IdParameters parameters = {});
   ~IdSolver();
