@@ -139,6 +139,8 @@ void bind_simulator(nb::module_& m) {
       .def_ro("solver_iterations", &sim::StepStats::solver_iterations, "SAP Newton iterations.")
       .def_ro("line_search_iterations", &sim::StepStats::line_search_iterations)
       .def_ro("free_motion_iterations", &sim::StepStats::free_motion_iterations)
+      .def_ro("free_motion_converged", &sim::StepStats::free_motion_converged,
+              "Stage 1 met its tolerance (False: v* is the best iterate; the step does not conserve momentum exactly).")
       .def_ro("contacts", &sim::StepStats::contacts, "Contact points at the start of the step.")
       .def_ro("momentum_error", &sim::StepStats::momentum_error, "SAP's e_m (Eq. 32).")
       .def_ro("max_penetration", &sim::StepStats::max_penetration, "max(0, −min φ) [m].")

@@ -342,7 +342,7 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
       s.llt[t].compute(Eigen::MatrixXd::Identity(trees_[t].nv, trees_[t].nv));  // sizes its storage
     }
   }
-  Eigen::VectorXd &q_theta = s.q_theta, &q1 = s.q1, &v_theta = s.v_theta, &v_thvq = s.v_thvq, &k1 = s.k1, &m = s.m,
+  Eigen::VectorXd &q_theta = s.q_theta, &q1 = s.q1, &v_theta = s.v_theta, &v_thvq = s.v_thvq, &m = s.m,
                   &dv = s.dv, &p0 = s.p0, &p_theta = s.p_theta, &beta_theta = s.beta_theta;
   // A = M + δt²θθ_vq K + δtθ D per tree, from M's tree blocks (crba_trees: M is never formed
   // n_v × n_v; trees_ and the blocks list the trees in the same, body, order).
@@ -358,8 +358,8 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
       }
     }
   };
-  // θ = θ_vq = 1 (implicit Euler): q^θ = q₁ and v^θ = v, one momentum pass per iteration.
-  const bool theta_at_end = th == 1.0 && thvq == 1.0;
+  // θ = θ_vq = 1 (implicit Euler): q^θ = q₁ and v^θ = v, one momentum pass per iteration
+  // (free_motion_residual).
   multibody::generalized_momentum(model, ws_, q0, v0);
   p0 = ws_.momentum;
   // The iteration matrix: A at q₀, factored once per step (a chord method). Newton's exact
@@ -378,46 +378,13 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   }
   v_star = v0;
   results_.stats.free_motion_iterations = 0;
-  bool refresh = false;
+  bool refresh = false, converged = false;
   double last_correction = std::numeric_limits<double>::infinity();
   for (int it = 0; it < parameters_.free_motion_max_iterations; ++it) {
-    v_thvq = thvq * v_star + (1.0 - thvq) * v0;
-    multibody::integrate(model, q0, v_thvq, dt, q1);  // q₁ = q₀ ⊕ δt v^{θ_vq}
-    if (th != 0.0 && !theta_at_end) {
-      multibody::integrate(model, q0, v_thvq, th * dt, q_theta);  // q^θ = q₀ ⊕ θ δt v^{θ_vq}
-      v_theta = th * v_star + (1.0 - th) * v0;
-      multibody::generalized_momentum(model, ws_, q_theta, v_theta);
-      p_theta = ws_.momentum;
-      beta_theta = ws_.momentum_bias;
-    }
-    multibody::generalized_momentum(model, ws_, q1, v_star);  // p(q₁, v); joint poses at q₁ for crba
-    const Eigen::VectorXd& p1 = ws_.momentum;
+    free_motion_residual(q0, v0, v_star, m);  // leaves the joint poses of q₁ in ws_
     if (refresh) {  // joint poses at q₁ of this iterate, from the momentum pass
       assemble_A(multibody::crba_trees_from_joint_poses(model, ws_));
       for (size_t t = 0; t < trees_.size(); ++t) s.llt[t].compute(A_blocks_[t]);
-    }
-    if (theta_at_end) {
-      q_theta = q1;
-      v_theta = v_star;
-      p_theta = p1;
-      beta_theta = ws_.momentum_bias;
-    }
-    k1 = tau_applied_ - damping_.cwiseProduct(v_theta);
-    for (const scene::JointSpring& sp : scene_.springs)
-      k1[sp.v_index] -= sp.stiffness * (q_theta[sp.q_index] - sp.rest_position);
-    m = p1 - p0 - dt * (beta_theta + k1);
-    // Floating joints on the world: their angular rows balance the momentum about the world
-    // origin exactly (see above). β's force rows are F^θ and its moment rows τ_O^θ − v_O^θ × P^θ;
-    // applied forces (external wrenches) add their moment about O, as their generalized force
-    // J_WBqᵀ [τ; f] does on these rows.
-    for (const FloatingRoot& f : floating_roots_) {
-      const math::Vector3 P_vq = thvq * p1.segment<3>(f.v_index + 3) + (1.0 - thvq) * p0.segment<3>(f.v_index + 3);
-      const math::Vector3 tau_O = beta_theta.segment<3>(f.v_index) + tau_applied_.segment<3>(f.v_index) +
-                                  v_theta.segment<3>(f.v_index + 3).cross(p_theta.segment<3>(f.v_index + 3));
-      // p_O₁ − p_O₀ = δt v_O^{θ_vq} (multibody::integrate), taken from v: q₁ − q₀ would carry the
-      // round-off of positions far from the origin.
-      const math::Vector3 dp_O = dt * v_thvq.segment<3>(f.v_index + 3);
-      m.segment<3>(f.v_index) = p1.segment<3>(f.v_index) - p0.segment<3>(f.v_index) + dp_O.cross(P_vq) - dt * tau_O;
     }
     for (size_t t = 0; t < trees_.size(); ++t) {
       const contact::TreeRange& r = trees_[t];
@@ -429,14 +396,134 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
     v_star += dv;
     ++results_.stats.free_motion_iterations;
     const double correction = dv.norm();
-    if (correction <= parameters_.free_motion_tolerance * std::max(1.0, v_star.norm())) break;
+    if (std::isfinite(correction) && correction <= parameters_.free_motion_tolerance * std::max(1.0, v_star.norm())) {
+      converged = true;  // (an infinite correction met the test against an infinite ‖v*‖)
+      break;
+    }
     if (correction > 0.25 * last_correction) refresh = true;
     last_correction = correction;
   }
+  // At |v| δt of a radian or more (a joint started far past its limit, taken back by SAP's
+  // near-rigid limit constraint in one step) the chord iteration oscillates or diverges: it
+  // omits δt ∂(M v)/∂q, then as large as M. Newton's method with the exact Jacobian takes over.
+  if (!converged) converged = free_motion_newton(q0, v0, v_star);
+  results_.stats.free_motion_converged = converged;
   // A at the converged v* (digest §2.4: evaluated once, at v*), where the momentum is: q₁(v*).
   v_thvq = thvq * v_star + (1.0 - thvq) * v0;
   multibody::integrate(model, q0, v_thvq, dt, q1);
   assemble_A(multibody::crba_trees(model, ws_, q1));
+}
+
+// m(v) of free_motion: p(q₁, v) − p₀ − δt (β^θ + k^θ), with the floating roots' angular rows
+// balanced about the world origin. For θ = 0 the explicit p^θ, β^θ set by free_motion are used.
+void Simulator::free_motion_residual(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0, const Eigen::VectorXd& v,
+                                     Eigen::VectorXd& m) {
+  const multibody::Model& model = scene_.model;
+  const double dt = parameters_.time_step, th = theta_.theta, thvq = theta_.theta_vq;
+  const bool theta_at_end = th == 1.0 && thvq == 1.0;
+  FreeMotionScratch& s = fm_;
+  s.v_thvq = thvq * v + (1.0 - thvq) * v0;
+  multibody::integrate(model, q0, s.v_thvq, dt, s.q1);  // q₁ = q₀ ⊕ δt v^{θ_vq}
+  if (th != 0.0 && !theta_at_end) {
+    multibody::integrate(model, q0, s.v_thvq, th * dt, s.q_theta);  // q^θ = q₀ ⊕ θ δt v^{θ_vq}
+    s.v_theta = th * v + (1.0 - th) * v0;
+    multibody::generalized_momentum(model, ws_, s.q_theta, s.v_theta);
+    s.p_theta = ws_.momentum;
+    s.beta_theta = ws_.momentum_bias;
+  }
+  multibody::generalized_momentum(model, ws_, s.q1, v);  // p(q₁, v); joint poses at q₁ for crba
+  const Eigen::VectorXd& p1 = ws_.momentum;
+  if (theta_at_end) {
+    s.q_theta = s.q1;
+    s.v_theta = v;
+    s.p_theta = p1;
+    s.beta_theta = ws_.momentum_bias;
+  }
+  s.k1 = tau_applied_ - damping_.cwiseProduct(s.v_theta);
+  for (const scene::JointSpring& sp : scene_.springs)
+    s.k1[sp.v_index] -= sp.stiffness * (s.q_theta[sp.q_index] - sp.rest_position);
+  m = p1 - s.p0 - dt * (s.beta_theta + s.k1);
+  // Floating joints on the world: their angular rows balance the momentum about the world
+  // origin exactly (see free_motion). β's force rows are F^θ and its moment rows τ_O^θ − v_O^θ × P^θ;
+  // applied forces (external wrenches) add their moment about O, as their generalized force
+  // J_WBqᵀ [τ; f] does on these rows.
+  for (const FloatingRoot& f : floating_roots_) {
+    const math::Vector3 P_vq = thvq * p1.segment<3>(f.v_index + 3) + (1.0 - thvq) * s.p0.segment<3>(f.v_index + 3);
+    const math::Vector3 tau_O = s.beta_theta.segment<3>(f.v_index) + tau_applied_.segment<3>(f.v_index) +
+                                s.v_theta.segment<3>(f.v_index + 3).cross(s.p_theta.segment<3>(f.v_index + 3));
+    // p_O₁ − p_O₀ = δt v_O^{θ_vq} (multibody::integrate), taken from v: q₁ − q₀ would carry the
+    // round-off of positions far from the origin.
+    const math::Vector3 dp_O = dt * s.v_thvq.segment<3>(f.v_index + 3);
+    m.segment<3>(f.v_index) = p1.segment<3>(f.v_index) - s.p0.segment<3>(f.v_index) + dp_O.cross(P_vq) - dt * tau_O;
+  }
+}
+
+// Newton's method on m(v) = 0 for the steps where free_motion's chord iteration does not
+// converge. ∂m/∂v is block diagonal by tree (trees do not couple in m), so one forward
+// difference perturbs dof j of every tree at once: max tree size + 1 residuals per Jacobian.
+// Steps: Δv = −J⁻¹m per tree (LU), halved until ‖m‖ decreases (at most 30 times). Starts from
+// the better (by ‖m‖) of the chord iterate and v₀. Stops at ‖Δv‖ ≤ tol·max(1, ‖v‖), after 50
+// iterations, or when no step decreases ‖m‖; v_star is then the best iterate. Measured
+// (MomentumConservationTest.FreeFloatingA1AtARadianPerStepConservesMomentum): 4–8 iterations,
+// quadratic; now and then it stalls at a stationary point of ‖m‖ that is not a root (one step in
+// 20 of the A1 at 1 rad per step), which StepStats::free_motion_converged reports. Allocates
+// the Jacobian blocks on its first use only.
+bool Simulator::free_motion_newton(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0, Eigen::VectorXd& v_star) {
+  FreeMotionScratch& s = fm_;
+  const int nv = scene_.model.nv();
+  int max_tree_nv = 0;
+  if (s.jacobian.size() != trees_.size()) {
+    s.jacobian.resize(trees_.size());
+    for (size_t t = 0; t < trees_.size(); ++t) s.jacobian[t].resize(trees_[t].nv, trees_[t].nv);
+    for (Eigen::VectorXd* x : {&s.m_base, &s.v_trial, &s.m_trial}) x->resize(nv);
+  }
+  for (const contact::TreeRange& r : trees_) max_tree_nv = std::max(max_tree_nv, r.nv);
+  free_motion_residual(q0, v0, v_star, s.m_base);
+  double residual = s.m_base.norm();
+  free_motion_residual(q0, v0, v0, s.m_trial);
+  if (!(residual <= s.m_trial.norm())) {  // NaN too
+    v_star = v0;
+    s.m_base = s.m_trial;
+    residual = s.m_base.norm();
+  }
+  for (int it = 0; it < 50; ++it) {
+    for (int j = 0; j < max_tree_nv; ++j) {
+      s.v_trial = v_star;
+      for (const contact::TreeRange& r : trees_)
+        if (j < r.nv) s.v_trial[r.v_start + j] += 1e-7 * std::max(1.0, std::abs(v_star[r.v_start + j]));
+      free_motion_residual(q0, v0, s.v_trial, s.m_trial);
+      for (size_t t = 0; t < trees_.size(); ++t) {
+        const contact::TreeRange& r = trees_[t];
+        if (j >= r.nv) continue;
+        const double h = s.v_trial[r.v_start + j] - v_star[r.v_start + j];  // as represented
+        s.jacobian[t].col(j) = (s.m_trial.segment(r.v_start, r.nv) - s.m_base.segment(r.v_start, r.nv)) / h;
+      }
+    }
+    for (size_t t = 0; t < trees_.size(); ++t) {
+      const contact::TreeRange& r = trees_[t];
+      s.dv.segment(r.v_start, r.nv) = -s.jacobian[t].partialPivLu().solve(s.m_base.segment(r.v_start, r.nv));
+    }
+    ++results_.stats.free_motion_iterations;
+    if (!s.dv.allFinite()) return false;
+    double alpha = 1.0;
+    bool decreased = false;
+    for (int k = 0; k < 30 && !decreased; ++k, alpha *= 0.5) {
+      s.v_trial = v_star + alpha * s.dv;
+      free_motion_residual(q0, v0, s.v_trial, s.m_trial);
+      const double trial = s.m_trial.norm();
+      if (trial < residual) {
+        decreased = true;
+        v_star = s.v_trial;
+        s.m_base = s.m_trial;
+        residual = trial;
+        if (alpha * s.dv.norm() <= parameters_.free_motion_tolerance * std::max(1.0, v_star.norm())) return true;
+      }
+    }
+    // No step decreases ‖m‖: at round-off level when the full step is already within the
+    // tolerance (give or take 1000×); else a stationary point of ‖m‖ that is not a root.
+    if (!decreased) return s.dv.norm() <= 1e3 * parameters_.free_motion_tolerance * std::max(1.0, v_star.norm());
+  }
+  return false;
 }
 
 // Generalized forces of this step that do not depend on v: the feed-forward of pure-force

@@ -183,6 +183,14 @@ class Simulator {
 
  private:
   void free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0, Eigen::VectorXd& v_star);
+  /// The momentum-balance residual m(v) of the free motion (see free_motion) at v, into `m`.
+  void free_motion_residual(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0, const Eigen::VectorXd& v,
+                            Eigen::VectorXd& m);
+  /// Newton's method on m(v) = 0 with the exact Jacobian (forward differences, one dof of every
+  /// tree at a time) and a backtracking line search on ‖m‖, from v_star; for when the chord
+  /// iteration of free_motion does not converge (|v| δt of a radian or more). Returns whether
+  /// it converged.
+  bool free_motion_newton(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0, Eigen::VectorXd& v_star);
   void check_actuator(int actuator) const;
   void check_commands(const Commands& commands) const;
   void check_wrench(const ExternalWrench& wrench) const;
@@ -217,6 +225,10 @@ class Simulator {
   struct FreeMotionScratch {
     Eigen::VectorXd q_theta, q1, v_theta, v_thvq, k1, m, dv, p0, p_theta, beta_theta;
     std::vector<Eigen::LLT<Eigen::MatrixXd>> llt;  ///< per tree: factorization of A_blocks_[t]
+    /// Newton fallback (free_motion_newton): per tree the finite-difference ∂m/∂v, and trial
+    /// vectors. Sized on the first step that needs them.
+    std::vector<Eigen::MatrixXd> jacobian;
+    Eigen::VectorXd m_base, v_trial, m_trial;
   };
   FreeMotionScratch fm_;
   contact::ContactSet contacts_;

@@ -20,7 +20,11 @@ struct StepStats {
   double time = 0.0;                 ///< simulated time at the end of the step [s]
   int solver_iterations = 0;         ///< SAP Newton iterations
   int line_search_iterations = 0;    ///< SAP line-search iterations
-  int free_motion_iterations = 0;    ///< stage-1 iterations
+  int free_motion_iterations = 0;    ///< stage-1 iterations (chord, then Newton's if it did not converge)
+  /// Stage 1 met its tolerance (the chord iteration, or Newton's method with the exact Jacobian
+  /// after it at a radian or more per step). false: v* is the best iterate found, and the step
+  /// does not conserve momentum exactly.
+  bool free_motion_converged = true;
   int contacts = 0;                  ///< contact points at the start of the step
   double momentum_error = 0.0;       ///< SAP's e_m (Eq. 32)
   double max_penetration = 0.0;      ///< max(0, −min φ) over the step's contacts [m]
