@@ -9,7 +9,7 @@
 #    tests/data/bad_sdf; and every file of
 #    tests/data/fuzz_regressions/NAME (the crashes found earlier);
 # 3. runs each harness for SECONDS (default 60) with its dictionary fuzz/NAME.dict,
-#    -timeout=10 (s per input) and -rss_limit_mb=2048, the corpus growing in build-fuzz/corpus/NAME
+#    -timeout=FUZZ_TIMEOUT (s per input, default 10) and -rss_limit_mb=2048, the corpus growing in build-fuzz/corpus/NAME
 #    across runs; logs in build-fuzz/logs/NAME.log, crash/timeout/OOM inputs in
 #    build-fuzz/artifacts/NAME/;
 # 4. prints, per harness, the executions, the coverage (libFuzzer's cov: edges and ft: features of
@@ -83,7 +83,7 @@ for h in "${harnesses[@]}"; do
   log=$build/logs/$h.log
   echo "fuzz.sh: fuzz_$h for ${seconds} s ($(find "$corpus" -type f | wc -l) corpus files), log $log"
   rc=0
-  "$build/bin/fuzz_$h" "$corpus" -dict="fuzz/$h.dict" -max_total_time="$seconds" -timeout=10 \
+  "$build/bin/fuzz_$h" "$corpus" -dict="fuzz/$h.dict" -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-10}" \
     -rss_limit_mb=2048 -artifact_prefix="$artifacts/" -print_final_stats=1 >"$log" 2>&1 || rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)

@@ -2,8 +2,10 @@
 """Black-box mutation campaign through the real `coulomb` binary (issue 18, acceptance).
 
 Mutates URDF models (../shared/models/**/*.urdf, examples/models/*.urdf) and YAML scenes
-(examples/scenes/*.yaml), runs every mutant through the command-line tool and classifies what
-happened. Python 3 standard library only. docs/reliability.md ("Mutation campaign through the
+(examples/scenes/*.yaml), and with --kinds mjcf,sdf MJCF files (examples/models/*.xml, MuJoCo's
+samples in /usr/share/mujoco/model) and SDFormat files (examples/models/sdf, tests/data/sdf; family
+b only, format-blind XML operators), runs every mutant through the command-line tool and
+classifies what happened. Python 3 standard library only. docs/reliability.md ("Mutation campaign through the
 CLI") describes the operators, the classes and the measured result.
 
 Two families of mutants:
@@ -1407,6 +1409,92 @@ U_VALID_OR_CLEAN = {
 
 
 # ==================================================================================================
+# MJCF and SDFormat files (--kinds mjcf,sdf): family (b) only, format-blind XML operators on every
+# number the file holds (attribute values and element texts that are lists of numbers: MJCF's
+# pos="0 0 1", SDF's <pose>0 0 1 0 0 0</pose>), on elements and attributes, and the text
+# operators. Their loaders' documented errors are covered by tests/data/bad_mjcf and bad_sdf and
+# by the fuzz harnesses, not by must-reject mutants here.
+
+def _is_number(token):
+    try:
+        float(token)
+        return True
+    except ValueError:
+        return False
+
+
+def xml_numeric_slots(root):
+    """(element, attribute) pairs whose value is a list of numbers; attribute None: the text."""
+    slots = []
+    for e in root.iter():
+        for a, v in e.attrib.items():
+            tokens = v.split()
+            if tokens and all(_is_number(t) for t in tokens):
+                slots.append((e, a))
+        if len(e) == 0 and e.text and e.text.strip() and all(_is_number(t) for t in e.text.split()):
+            slots.append((e, None))
+    return slots
+
+
+def _slot_get(e, a):
+    return e.get(a) if a is not None else e.text
+
+
+def _slot_set(e, a, value):
+    if a is not None:
+        e.set(a, value)
+    else:
+        e.text = value
+
+
+def _slot_name(e, a):
+    return "<%s %s>" % (e.tag, a) if a is not None else "<%s> text" % e.tag
+
+
+def x_perturb(root, rng):
+    e, a = _pick(rng, xml_numeric_slots(root)) or (None, None)
+    if e is None:
+        return None
+    tokens = _slot_get(e, a).split()
+    k = rng.randrange(len(tokens))
+    x = float(tokens[k])
+    y = x * math.exp(rng.uniform(-0.7, 0.7)) if rng.random() < 0.7 else x + rng.uniform(-0.1, 0.1) * max(abs(x), 0.1)
+    tokens[k] = repr(y)
+    _slot_set(e, a, " ".join(tokens))
+    return "%s %r -> %r" % (_slot_name(e, a), x, y)
+
+
+def x_extreme(root, rng):
+    e, a = _pick(rng, xml_numeric_slots(root)) or (None, None)
+    if e is None:
+        return None
+    tokens = _slot_get(e, a).split()
+    tokens[rng.randrange(len(tokens))] = _pick(rng, EXTREME)
+    _slot_set(e, a, " ".join(tokens))
+    return "%s = %r" % (_slot_name(e, a), _slot_get(e, a))
+
+
+def x_swap_values(root, rng):
+    slots = xml_numeric_slots(root)
+    if len(slots) < 2:
+        return None
+    (e1, a1), (e2, a2) = rng.sample(slots, 2)
+    v1, v2 = _slot_get(e1, a1), _slot_get(e2, a2)
+    _slot_set(e1, a1, v2)
+    _slot_set(e2, a2, v1)
+    return "swapped %s <-> %s" % (_slot_name(e1, a1), _slot_name(e2, a2))
+
+
+X_VALID_OR_CLEAN = {
+    "perturb": x_perturb, "extreme_value": x_extreme, "swap_values": x_swap_values,
+    "delete_element": u_delete_element, "duplicate_element": u_duplicate_element,
+    "delete_attribute": u_delete_attribute,
+}
+XML_KINDS = {"urdf": ".urdf", "mjcf": ".xml", "sdf": ".sdf"}
+KINDS = ("urdf", "scene", "mjcf", "sdf")
+
+
+# ==================================================================================================
 # Text operators (family b for both kinds; unbalanced_bracket and truncate_xml are family a).
 
 def text_op(op, text, rng):
@@ -1483,6 +1571,13 @@ def find_seeds(kind, shared):
     if kind == "urdf":
         files = sorted(glob.glob(os.path.join(shared, "models", "**", "*.urdf"), recursive=True))
         files += sorted(glob.glob(os.path.join(REPO, "examples", "models", "*.urdf")))
+    elif kind == "mjcf":  # and MuJoCo's sample models (libmujoco-samples) when installed
+        files = sorted(glob.glob(os.path.join(REPO, "examples", "models", "*.xml")))
+        files += sorted(glob.glob(os.path.join("/usr/share/mujoco/model", "**", "*.xml"), recursive=True))
+        files = [f for f in files if "<mujoco" in open(f, encoding="utf-8", errors="replace").read(4096)]
+    elif kind == "sdf":
+        files = sorted(glob.glob(os.path.join(REPO, "examples", "models", "sdf", "**", "*.sdf"), recursive=True))
+        files += sorted(glob.glob(os.path.join(REPO, "tests", "data", "sdf", "**", "*.sdf"), recursive=True))
     else:
         files = sorted(glob.glob(os.path.join(REPO, "examples", "scenes", "*.yaml")))
     seeds = []
@@ -1515,6 +1610,19 @@ def make_mutant(seed_list, kind, seed, index):
                 if what is None:
                     continue
                 data = emit_yaml(tree).encode("utf-8")
+            else:
+                data, what = text_op(op, s.canonical, rng)
+                if data is None:
+                    continue
+        elif kind in ("mjcf", "sdf"):
+            family = "b"
+            root = ET.fromstring(s.canonical)
+            op = rng.choice(sorted(X_VALID_OR_CLEAN) + TEXT_OPS)
+            if op in X_VALID_OR_CLEAN:
+                what = X_VALID_OR_CLEAN[op](root, rng)
+                if what is None:
+                    continue
+                data = serialize_urdf(root).encode("utf-8")
             else:
                 data, what = text_op(op, s.canonical, rng)
                 if data is None:
@@ -1719,7 +1827,7 @@ class Campaign:
         return kept, dropped
 
     def run_mutant(self, kind, s, family, op, what, data, label, index=0, check_seed=False):
-        ext = ".urdf" if kind == "urdf" else ".yaml"
+        ext = XML_KINDS.get(kind, ".yaml")
         d = os.path.join(self.work, label)
         os.makedirs(d, exist_ok=True)
         name = "%s_%s%s" % (label, s.name, ext)
@@ -1894,7 +2002,8 @@ def main():
     ap.add_argument("--seed", default="1", help="campaign seed (default 1)")
     ap.add_argument("--jobs", type=int, default=2, help="mutants run in parallel (default 2)")
     ap.add_argument("--timeout", type=float, default=20.0, help="seconds per command (default 20)")
-    ap.add_argument("--kinds", default="urdf,scene", help="urdf, scene or both (default urdf,scene)")
+    ap.add_argument("--kinds", default="urdf,scene",
+                    help="comma-separated: urdf, scene, mjcf, sdf (default urdf,scene; mjcf and sdf: family b only)")
     ap.add_argument("--out", default=os.path.join(REPO, "build", "mutate-cli"), help="output folder (default build/mutate-cli)")
     ap.add_argument("--coulomb", default=os.path.join(REPO, "build", "bin", "coulomb"), help="the coulomb binary")
     ap.add_argument("--shared", default=os.path.join(os.path.dirname(REPO), "shared"), help="the shared folder (models)")
@@ -1918,8 +2027,8 @@ def main():
             print("mutate_cli: --only takes KIND:INDEX[,KIND:INDEX...], e.g. urdf:45,scene:1064")
             return 2
         kinds = sorted(set(k for k, _ in only))
-    if any(k not in ("urdf", "scene") for k in kinds):
-        print("mutate_cli: --kinds takes urdf and scene")
+    if any(k not in KINDS for k in kinds):
+        print("mutate_cli: --kinds takes urdf, scene, mjcf and sdf")
         return 2
     c = Campaign(args)
     os.makedirs(c.out, exist_ok=True)
