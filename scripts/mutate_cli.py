@@ -1591,59 +1591,36 @@ def serialize_urdf(root):
     return ET.tostring(root, encoding="unicode")
 
 
+def _operators(kind, family):
+    """(structural operators, text operators) of a kind and family."""
+    if kind == "scene":
+        return (S_MUST_REJECT, S_TEXT_MUST_REJECT) if family == "a" else (S_VALID_OR_CLEAN, TEXT_OPS)
+    if kind == "urdf":
+        return (U_MUST_REJECT, U_TEXT_MUST_REJECT) if family == "a" else (U_VALID_OR_CLEAN, TEXT_OPS)
+    return X_VALID_OR_CLEAN, TEXT_OPS  # mjcf, sdf: family b only
+
+
 def make_mutant(seed_list, kind, seed, index):
     """(seed, family, operator, description, bytes) of mutant `index`; deterministic."""
     rng = random.Random("%s:%s:%d" % (seed, kind, index))
     for _attempt in range(50):
         s = rng.choice(seed_list)
-        family = "a" if rng.random() < 0.5 else "b"
-        if kind == "scene":
-            tree = parse_yaml(s.canonical)
-            if family == "a":
-                ops = sorted(S_MUST_REJECT) + S_TEXT_MUST_REJECT
+        family = "a" if rng.random() < 0.5 and kind in ("urdf", "scene") else "b"
+        structural, text_ops = _operators(kind, family)
+        op = rng.choice(sorted(structural) + text_ops)
+        if op in structural:
+            if kind == "scene":
+                tree = parse_yaml(s.canonical)
+                what = structural[op](tree, rng, s)
+                data = emit_yaml(tree).encode("utf-8") if what is not None else None
             else:
-                ops = sorted(S_VALID_OR_CLEAN) + TEXT_OPS
-            op = rng.choice(ops)
-            if op in S_MUST_REJECT or op in S_VALID_OR_CLEAN:
-                fn = S_MUST_REJECT.get(op) or S_VALID_OR_CLEAN[op]
-                what = fn(tree, rng, s)
-                if what is None:
-                    continue
-                data = emit_yaml(tree).encode("utf-8")
-            else:
-                data, what = text_op(op, s.canonical, rng)
-                if data is None:
-                    continue
-        elif kind in ("mjcf", "sdf"):
-            family = "b"
-            root = ET.fromstring(s.canonical)
-            op = rng.choice(sorted(X_VALID_OR_CLEAN) + TEXT_OPS)
-            if op in X_VALID_OR_CLEAN:
-                what = X_VALID_OR_CLEAN[op](root, rng)
-                if what is None:
-                    continue
-                data = serialize_urdf(root).encode("utf-8")
-            else:
-                data, what = text_op(op, s.canonical, rng)
-                if data is None:
-                    continue
+                root = ET.fromstring(s.canonical)
+                what = structural[op](root, rng)
+                data = serialize_urdf(root).encode("utf-8") if what is not None else None
         else:
-            root = ET.fromstring(s.canonical)
-            if family == "a":
-                ops = sorted(U_MUST_REJECT) + U_TEXT_MUST_REJECT
-            else:
-                ops = sorted(U_VALID_OR_CLEAN) + TEXT_OPS
-            op = rng.choice(ops)
-            if op in U_MUST_REJECT or op in U_VALID_OR_CLEAN:
-                fn = U_MUST_REJECT.get(op) or U_VALID_OR_CLEAN[op]
-                what = fn(root, rng)
-                if what is None:
-                    continue
-                data = serialize_urdf(root).encode("utf-8")
-            else:
-                data, what = text_op(op, s.canonical, rng)
-                if data is None:
-                    continue
+            data, what = text_op(op, s.canonical, rng)
+        if data is None:
+            continue
         return s, family, op, what, data
     raise RuntimeError("no applicable mutation for %s %d" % (kind, index))
 
