@@ -87,7 +87,9 @@ int run_simulate(const SimulateOptions& o) {
   const double steps_needed = std::ceil(duration / params.time_step - 1e-9);
   if (!(steps_needed <= static_cast<double>(std::numeric_limits<int>::max()))) {
     std::ostringstream message;
-    message << "--duration " << duration << " s at --time-step " << params.time_step << " s needs " << steps_needed
+    // Name where each value came from: the option, or the scene file's key.
+    message << (o.duration ? "--duration " : scene_name + ": duration ") << duration << " s at "
+            << (o.run.time_step ? "--time-step " : "time_step ") << params.time_step << " s needs " << steps_needed
             << " steps, more than the " << std::numeric_limits<int>::max() << " a run can take";
     throw std::invalid_argument(message.str());
   }

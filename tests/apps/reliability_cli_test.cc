@@ -349,6 +349,25 @@ TEST_F(ReliabilityCliTest, EveryNumericOptionRefusesValuesOutsideItsRange) {
   }
 }
 
+// A run longer than int's steps names where the duration and the time step came from: the
+// option or the scene's key (it said "--duration 1e+300 s at --time-step 0.001 s" for values read
+// from the scene file).
+TEST_F(ReliabilityCliTest, TooManyStepsNamesWhereDurationAndTimeStepCameFrom) {
+  const std::string scene = (dir_ / "long.yaml").string();
+  std::ofstream(scene) << "time_step: 0.001\nduration: 1.0e300\n"
+                          "bodies:\n  - {name: ball, mass: 1, shapes: [{type: sphere, radius: 0.1}]}\n";
+  const std::string out = (dir_ / "out").string();
+  RunResult r = run_cli({"simulate", scene, "-o", out, "-q", "--no-html"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, scene + ": duration 1e+300 s at time_step 0.001 s needs 1e+303 steps, more than the "
+                              "2147483647 a run can take"))
+      << r.err;
+  r = run_cli({"simulate", scene, "-o", out, "-q", "--no-html", "--duration", "1e12", "--time-step", "1e-6"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "--duration 1e+12 s at --time-step 1e-06 s needs 1e+18 steps")) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "stats.json"));
+}
+
 // Non-UTF-8 bytes reached nlohmann::json: `inspect --json` failed with a bare
 // "[json.exception.type_error.316]", and a run from a scene path with byte 0xFF lost its
 // stats.json after all its steps.
