@@ -794,18 +794,10 @@ SdfAttachment add_sdf(multibody::ModelBuilder& builder, const std::string& path,
   const std::string abs_path = absolute_path(path);
   const fs::path directory = fs::path(abs_path).parent_path();
 
-  // Step 1.
-  sdf::ParserConfig config;
-  config.SetUnrecognizedElementsPolicy(sdf::EnforcementPolicy::ERR);
-  config.SetFindCallback([directory](const std::string& uri) { return find_uri(uri, directory); });
-  sdf::Root root;
-  sdf::Errors errors;
-  {
-    QuietParse quiet;
-    errors = root.Load(abs_path, config);
-  }
-  // Step 2. A well-formed XML file that fails to parse is first checked for bad numbers, which
-  // are the more precise message; a malformed one is reported by tinyxml with its line.
+  // Step 2 first (it needs no libsdformat): a malformed file is reported by tinyxml with its
+  // line; the root element and its version are checked, as libsdformat throws std::stoi's bare
+  // "stoi" on a version such as "x1.8" (fuzz_sdf finding). Then a well-formed XML file that
+  // libsdformat fails to parse is checked for bad numbers, the more precise message.
   {
     TiXmlDocument doc;
     if (!doc.LoadFile(abs_path.c_str())) {
@@ -817,6 +809,30 @@ SdfAttachment add_sdf(multibody::ModelBuilder& builder, const std::string& path,
     if (top == nullptr || std::strcmp(top->Value(), "sdf") != 0)
       fail(path, top ? top->Row() : 0,
            "the root element is <" + std::string(top ? top->Value() : "") + ">, expected <sdf> (an SDFormat file)");
+    if (const char* version = top->Attribute("version")) {
+      const std::string v = version;
+      const std::size_t dot = v.find('.');
+      const auto digits = [](const std::string& t) {
+        return !t.empty() && t.size() <= 4 && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+      };
+      if (dot == std::string::npos || !digits(v.substr(0, dot)) || !digits(v.substr(dot + 1)))
+        fail(path, top->Row(),
+             "<sdf version> " +
+                 (util::invalid_utf8_offset(v) == std::string::npos ? in_quotes(v) : std::string("(bytes that are not UTF-8)")) +
+                 " is not a version number MAJOR.MINOR (e.g. 1.9)");
+    }
+  }
+  // Step 1.
+  sdf::ParserConfig config;
+  config.SetUnrecognizedElementsPolicy(sdf::EnforcementPolicy::ERR);
+  config.SetFindCallback([directory](const std::string& uri) { return find_uri(uri, directory); });
+  sdf::Root root;
+  sdf::Errors errors;
+  try {
+    QuietParse quiet;
+    errors = root.Load(abs_path, config);
+  } catch (const std::exception& e) {  // libsdformat's own exceptions (std::stoi's, ...) name nothing
+    fail(path, 0, std::string("libsdformat could not read the file: ") + e.what());
   }
   std::set<std::string> files{abs_path};
   collect_files(root.Element(), files);

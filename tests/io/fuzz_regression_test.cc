@@ -13,6 +13,7 @@
 
 #include "coulomb/io/mjcf_loader.h"
 #include "coulomb/io/scene_loader.h"
+#include "coulomb/io/sdf_loader.h"
 #include "coulomb/io/urdf_loader.h"
 #include "coulomb/multibody/crba.h"
 #include "coulomb/multibody/rnea.h"
@@ -82,6 +83,22 @@ TEST(FuzzRegressionTest, MjcfInputsLoadOrThrowMjcfError) {
       const multibody::Model model = builder.build();
       expect_usable(model, model.neutral_configuration(), Eigen::VectorXd::Zero(model.nv()));
     } catch (const MjcfError& e) {
+      expect_names_file(e, path);
+    }
+  }
+}
+
+// fuzz_sdf reads files (libsdformat does): the regression files are loaded where they are.
+TEST(FuzzRegressionTest, SdfInputsLoadOrThrowSdfError) {
+  const std::vector<std::string> files = inputs("sdf");
+  EXPECT_FALSE(files.empty());
+  const testing::ScopedEnv env("COULOMB_MODEL_PATH", kModels + "/sdf");
+  for (const std::string& path : files) {
+    SCOPED_TRACE(path);
+    try {
+      const SdfModel sdf = load_sdf(path);
+      expect_usable(sdf.model, sdf.model.neutral_configuration(), Eigen::VectorXd::Zero(sdf.model.nv()));
+    } catch (const SdfError& e) {
       expect_names_file(e, path);
     }
   }

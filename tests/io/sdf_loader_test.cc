@@ -38,26 +38,7 @@ using multibody::Model;
 
 const std::string kSdfData = std::string(COULOMB_TEST_DATA_DIR) + "/sdf";
 
-/// Sets an environment variable for the scope of a test, restoring it afterwards.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    had_ = std::getenv(name) != nullptr;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (had_)
-      setenv(name_, old_.c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
+using testing::ScopedEnv;
 
 /// A fresh temporary directory, removed at the end of the scope.
 class TempDir {
@@ -507,6 +488,7 @@ const std::vector<BadSdf> kBadSdfs = {
     {"zero_axis.sdf", 10, {"joint 'spin'", "<xyz>", "zero vector"}},
     {"malformed_xml.sdf", 0, {"malformed XML"}},
     {"lower_above_upper.sdf", 10, {"joint 'knee_joint'", "<lower> 1.5", "<upper> -0.5"}},
+    {"bad_version.sdf", 3, {"<sdf version> 'x1.8'", "not a version number"}},
 };
 
 class SdfBadInputTest : public ::testing::TestWithParam<BadSdf> {};
