@@ -397,4 +397,31 @@ TEST_F(MutationCampaignTest, ModelFileRunOnItsOwnNamesNoGeneratedSceneLine) {
   EXPECT_TRUE(contains(s.err, scene + ":2: robots[0].urdf: ")) << s.err;
 }
 
+// Campaign scene mutants 13621 and 15340 (quadruped.yaml, a1_drop.yaml: the ground box's shape
+// position set to ±1e308): `coulomb inspect` died with SIGSEGV in FCL's broadphase. Mutants 11869
+// and 16295 (a free body at z = ±1e308): stats.json's energy was infinite. A position is now
+// refused at its key when a coordinate lies beyond 1e6 m, the range of shape sizes.
+TEST_F(MutationCampaignTest, PositionsBeyondAThousandKilometresAreRefusedAtTheirKey) {
+  const std::string shape = write("far_shape.yaml",
+                                  "bodies:\n  - name: ground\n    fixed: true\n"
+                                  "    shapes: [{type: box, size: [4, 4, 0.2], position: [0, -1e308, -0.1]}]\n"
+                                  "  - {name: ball, mass: 1, shapes: [{type: sphere, radius: 0.1}], position: [0, 0, 1]}\n");
+  const std::string body = write("far_body.yaml",
+                                 "bodies:\n  - {name: ball, mass: 1, shapes: [{type: sphere, radius: 0.1}], "
+                                 "position: [0, 0, -1.0e308]}\n");
+  for (const auto& [file, key] : {std::pair{shape, "bodies[0].shapes[0].position"}, std::pair{body, "bodies[0].position"}}) {
+    for (const char* command : {"inspect", "simulate"}) {
+      std::vector<std::string> args = {command, file};
+      if (std::string(command) == "simulate") args.insert(args.end(), {"-o", (dir_ / "out").string(), "-q", "--no-html"});
+      const RunResult r = run_cli(args);
+      EXPECT_EQ(r.status, 1) << file << " " << command << ": " << r.err;
+      EXPECT_TRUE(contains(r.err, std::string(key) + ": each coordinate must lie within 1e6 m of the origin")) << r.err;
+    }
+  }
+  // 1e6 m itself is accepted.
+  const std::string edge = write("edge.yaml", "bodies:\n  - {name: ball, mass: 1, shapes: [{type: sphere, radius: 0.1}], "
+                                              "position: [0, -1.0e6, 1]}\n");
+  EXPECT_EQ(run_cli({"inspect", edge}).status, 0);
+}
+
 }  // namespace
