@@ -107,7 +107,7 @@ int run_bench(const BenchOptions& o) {
   if (o.steps && *o.steps < 1) throw UsageError("--steps must be >= 1, got " + std::to_string(*o.steps));
   if (o.states < 1) throw UsageError("--states must be >= 1, got " + std::to_string(o.states));
   if (!(o.perturb >= 0.0 && o.perturb <= 1e-3))
-    throw UsageError("--perturb must be in [0, 1e-3] m, got " + option_value(o.perturb));
+    throw UsageError("--perturb must be in [0, 1e-3] m, got " + util::format_number(o.perturb));
   check_run_options(o.run);
   io::Scene scene = io::load_scene_or_model(o.scene);
   simulation::SimulatorParameters params = apply_run_options(o.run, scene, o.scene);

@@ -5,12 +5,16 @@
 #pragma once
 
 #include <functional>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+
+// util::format_number (header-only): an option's value in a UsageError with 10 significant
+// digits ("1e+308", "-1", "nan"), as the loaders print file values, not std::to_string's fixed
+// six decimals (a 309-digit number for 1e308).
+#include "../../src/util/format.h"
 
 namespace coulomb::cli {
 
@@ -22,15 +26,6 @@ class UsageError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
-
-/// An option's value for a UsageError: 10 significant digits ("1e+308", "-1", "nan"), not
-/// std::to_string's fixed six decimals (a 309-digit number for 1e308, "0.000000" for 1e-9).
-inline std::string option_value(double x) {
-  std::ostringstream os;
-  os.precision(10);
-  os << x;
-  return os.str();
-}
 
 /// The subcommand closest to `word` by edit distance among `names`, or "" when none is within
 /// max(2, |word|/3) edits ("simualte" → "simulate").

@@ -175,7 +175,7 @@ int run_control_command(const ControlOptions& o) {
   const control::ControllerKind controller = parse_controller_option(o.controller, "--controller");
   const control::TerrainKind terrain_kind = parse_terrain_option(o.terrain, "--terrain");
   if (o.duration && !(*o.duration > 0.0 && std::isfinite(*o.duration)))
-    throw UsageError("--duration must be a finite number > 0 s, got " + option_value(*o.duration));
+    throw UsageError("--duration must be a finite number > 0 s, got " + util::format_number(*o.duration));
 
   control::TerrainParameters terrain_parameters;
   terrain_parameters.seed = o.seed;

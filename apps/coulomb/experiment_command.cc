@@ -357,9 +357,9 @@ std::string shell_quote(const std::string& s) {
 
 int run_experiment(const ExperimentOptions& o) {
   if (!(o.duration > 0.0 && std::isfinite(o.duration)))
-    throw UsageError("--duration must be a finite number > 0 s, got " + option_value(o.duration));
+    throw UsageError("--duration must be a finite number > 0 s, got " + util::format_number(o.duration));
   if (!(o.arm_duration > 0.0 && std::isfinite(o.arm_duration)))
-    throw UsageError("--arm-duration must be a finite number > 0 s, got " + option_value(o.arm_duration));
+    throw UsageError("--arm-duration must be a finite number > 0 s, got " + util::format_number(o.arm_duration));
   if (o.jobs < 1 || o.jobs > 256) throw UsageError("--jobs must be in 1 … 256, got " + std::to_string(o.jobs));
 
   // Controllers and terrains chosen (paper order).

@@ -214,11 +214,11 @@ nlohmann::json solve_file(const std::string& path, const FclibOptions& o, const 
 
 int run_fclib(const FclibOptions& o) {
   if (!(o.tolerance > 0.0 && o.tolerance < 1.0))
-    throw UsageError("--tolerance must be in (0, 1), got " + option_value(o.tolerance));
+    throw UsageError("--tolerance must be in (0, 1), got " + util::format_number(o.tolerance));
   if (o.repeats < 1) throw UsageError("--repeats must be >= 1, got " + std::to_string(o.repeats));
   if (o.max_iterations < 1) throw UsageError("--max-iterations must be >= 1, got " + std::to_string(o.max_iterations));
-  if (!(o.beta > 0.0 && o.beta <= 1.0)) throw UsageError("--beta must be in (0, 1], got " + option_value(o.beta));
-  if (!(o.sigma > 0.0 && o.sigma <= 1.0)) throw UsageError("--sigma must be in (0, 1], got " + option_value(o.sigma));
+  if (!(o.beta > 0.0 && o.beta <= 1.0)) throw UsageError("--beta must be in (0, 1], got " + util::format_number(o.beta));
+  if (!(o.sigma > 0.0 && o.sigma <= 1.0)) throw UsageError("--sigma must be in (0, 1], got " + util::format_number(o.sigma));
   const std::vector<std::string> solver_names = parse_solvers(o.solvers);
 
   // One file: its error is the command's (exit 1). Several: every file is tried, errors are

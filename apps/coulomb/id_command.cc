@@ -32,6 +32,7 @@
 #include "commands.h"
 #include "coulomb/contact/contact_set.h"
 #include "coulomb/geometry/collision_world.h"
+#include "coulomb/geometry/shape.h"
 #include "coulomb/inverse_dynamics/inverse_dynamics.h"
 #include "coulomb/io/scene_loader.h"
 #include "coulomb/io/urdf_loader.h"
@@ -199,17 +200,17 @@ const char* formulation_title(id::Formulation f) {
 
 void check_options(const IdOptions& o) {
   if (o.dt && !(*o.dt > 0.0 && std::isfinite(*o.dt)))
-    throw UsageError("--dt must be a finite number > 0 s, got " + option_value(*o.dt));
+    throw UsageError("--dt must be a finite number > 0 s, got " + util::format_number(*o.dt));
   if (o.mu && !(*o.mu >= 0.0 && std::isfinite(*o.mu)))
-    throw UsageError("--mu must be a finite number >= 0, got " + option_value(*o.mu));
+    throw UsageError("--mu must be a finite number >= 0, got " + util::format_number(*o.mu));
   // Above 64 edges the polygon is within 0.12 % of the cone; a huge count (1e8) exhausted
   // memory and crashed the process (option audit, issue 18).
   if (o.friction_edges < 3 || o.friction_edges > 64)
     throw UsageError("--friction-edges must be in 3 … 64, got " + std::to_string(o.friction_edges));
   if (!(o.max_distance >= 0.0 && std::isfinite(o.max_distance)))
-    throw UsageError("--max-distance must be a finite number >= 0 m, got " + option_value(o.max_distance));
-  if (o.ground_height && !(std::abs(*o.ground_height) <= 1e6))  // the scene format's position range
-    throw UsageError("--ground-height must be a number in [-1e6, 1e6] m, got " + option_value(*o.ground_height));
+    throw UsageError("--max-distance must be a finite number >= 0 m, got " + util::format_number(o.max_distance));
+  if (o.ground_height && !(std::abs(*o.ground_height) <= geometry::kMaxShapeDimension))  // a scene position's range
+    throw UsageError("--ground-height must be a number in [-1e6, 1e6] m, got " + util::format_number(*o.ground_height));
   if (o.ground_height && o.no_ground) throw UsageError("--ground-height and --no-ground exclude each other");
 }
 

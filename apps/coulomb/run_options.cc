@@ -40,9 +40,9 @@ ParsedOverrides parse_run_options(const RunOverrides& o) {
   // Options are checked as options (UsageError, exit 2); values from the scene were checked by
   // the loader against the scene's keys.
   if (o.time_step && !(*o.time_step > 0.0 && std::isfinite(*o.time_step)))
-    throw UsageError("--time-step must be a finite number > 0 s, got " + option_value(*o.time_step));
+    throw UsageError("--time-step must be a finite number > 0 s, got " + util::format_number(*o.time_step));
   if (o.rel_tolerance && !(*o.rel_tolerance > 0.0 && *o.rel_tolerance < 1.0))
-    throw UsageError("--rel-tolerance must be in (0, 1), got " + option_value(*o.rel_tolerance));
+    throw UsageError("--rel-tolerance must be in (0, 1), got " + util::format_number(*o.rel_tolerance));
   if (!o.solver.empty() && o.solver != "sap" && o.solver != "lstable")
     throw UsageError("--solver: unknown solver '" + o.solver + "' (sap, lstable)");
   if (!o.lstable_friction.empty() && o.lstable_friction != "staggered" && o.lstable_friction != "cone")

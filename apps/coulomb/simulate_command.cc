@@ -71,9 +71,9 @@ int run_simulate(const SimulateOptions& o) {
   // the scene were checked by the loader against the scene's keys.
   check_run_options(o.run);
   if (o.duration && !(*o.duration > 0.0 && std::isfinite(*o.duration)))
-    throw UsageError("--duration must be a finite number > 0 s, got " + option_value(*o.duration));
+    throw UsageError("--duration must be a finite number > 0 s, got " + util::format_number(*o.duration));
   if (o.output_rate && !(*o.output_rate > 0.0 && std::isfinite(*o.output_rate)))
-    throw UsageError("--output-rate must be a finite number > 0 Hz, got " + option_value(*o.output_rate));
+    throw UsageError("--output-rate must be a finite number > 0 Hz, got " + util::format_number(*o.output_rate));
   io::Scene scene = o.scene.empty() ? load_embedded_scene() : io::load_scene_or_model(o.scene);
   const std::string scene_name = o.scene.empty() ? "<embedded default scene>" : o.scene;
   print_warnings_and_notes(scene.warnings, scene.notes, "stats.json");

@@ -272,16 +272,14 @@ void require(bool ok, const Map& m, const std::string& key, const std::string& w
   if (!ok) m.fail(key, what + ", got " + util::format_number(value));
 }
 
-/// Largest |coordinate| of a `position` [m]: the range of shape sizes (geometry::Shape::validate).
-/// A static box at y = 1e308 crashed FCL's broadphase, a body at z = -1e308 gave an infinite
-/// energy (mutation campaign, scene mutants 13621, 15340, 11869, 16295).
-constexpr double kMaxPosition = 1e6;
-
-/// position + (rpy | quaternion [w, x, y, z]); identity when absent.
+/// position + (rpy | quaternion [w, x, y, z]); identity when absent. Each coordinate of the
+/// position within ±kMaxShapeDimension (1e6 m, the range of shape sizes and mesh vertices): a
+/// static box at y = 1e308 crashed FCL's broadphase, a body at z = -1e308 gave an infinite energy
+/// (mutation campaign, scene mutants 13621, 15340, 11869, 16295).
 Transform read_pose(const Reader& r, const Map& m) {
   Transform X;
   X.p = m.vector3("position", Vector3::Zero());
-  if (!(X.p.cwiseAbs().maxCoeff() <= kMaxPosition))
+  if (!(X.p.cwiseAbs().maxCoeff() <= geometry::kMaxShapeDimension))
     m.fail("position", "each coordinate must lie within 1e6 m of the origin, got [" + util::format_number(X.p.x()) +
                            ", " + util::format_number(X.p.y()) + ", " + util::format_number(X.p.z()) + "]");
   if (m.has("rpy") && m.has("quaternion"))

@@ -64,6 +64,21 @@ TEST(SimulationOutputTest, FormatMatchesPrintfG9) {
         EXPECT_EQ(g9(y), printf_g9(y)) << y;
 }
 
+/// Runs `steps` steps of `sim`, writing DIR/trajectory.csv (t = 0, then every step) and
+/// DIR/contacts.csv (the contacts of the last step), and closes both.
+void write_run(simulation::Simulator& sim, const fs::path& dir, int steps) {
+  TrajectoryWriter trajectory((dir / "trajectory.csv").string(), sim.scene());
+  ContactsWriter contacts((dir / "contacts.csv").string(), sim.scene(), sim.parameters().time_step);
+  trajectory.write(0.0, sim.q(), sim.v());
+  for (int k = 0; k < steps; ++k) {
+    sim.step();
+    trajectory.write(sim.time(), sim.q(), sim.v(), &sim.last_results());
+  }
+  contacts.write(sim.time(), sim.last_results());
+  trajectory.close();
+  contacts.close();
+}
+
 std::vector<std::vector<std::string>> read_csv(const fs::path& path) {
   std::vector<std::vector<std::string>> rows;
   std::ifstream in(path);
@@ -103,18 +118,7 @@ TEST(SimulationOutputTest, TrajectoryTorqueAndContactForceColumns) {
   EXPECT_EQ(header[header.size() - 4], "hinge.tau");
   EXPECT_EQ(header[header.size() - 3], "crate.contact_fx");
   EXPECT_EQ(header.back(), "crate.contact_fz");
-  {
-    TrajectoryWriter trajectory((dir / "trajectory.csv").string(), sim.scene());
-    ContactsWriter contacts((dir / "contacts.csv").string(), sim.scene(), params.time_step);
-    trajectory.write(0.0, sim.q(), sim.v());
-    for (int k = 0; k < 500; ++k) {
-      sim.step();
-      trajectory.write(sim.time(), sim.q(), sim.v(), &sim.last_results());
-      if (k == 499) contacts.write(sim.time(), sim.last_results());
-    }
-    trajectory.close();
-    contacts.close();
-  }
+  write_run(sim, dir, 500);
   const auto rows = read_csv(dir / "trajectory.csv");
   ASSERT_EQ(rows.size(), 502u);  // header, t = 0, 500 steps
   ASSERT_EQ(rows[0], header);
@@ -156,18 +160,7 @@ TEST(SimulationOutputTest, NamesWithCommasAndQuotesAreQuotedCsvFields) {
   simulation::SimulatorParameters params;
   params.time_step = scene.time_step;
   simulation::Simulator sim(scene, params);
-  {
-    TrajectoryWriter trajectory((dir / "trajectory.csv").string(), sim.scene());
-    ContactsWriter contacts((dir / "contacts.csv").string(), sim.scene(), params.time_step);
-    trajectory.write(0.0, sim.q(), sim.v());
-    for (int k = 0; k < 20; ++k) {
-      sim.step();
-      trajectory.write(sim.time(), sim.q(), sim.v(), &sim.last_results());
-    }
-    contacts.write(sim.time(), sim.last_results());
-    trajectory.close();
-    contacts.close();
-  }
+  write_run(sim, dir, 20);
   std::ifstream in(dir / "trajectory.csv");
   std::string line;
   ASSERT_TRUE(std::getline(in, line));
