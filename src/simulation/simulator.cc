@@ -526,6 +526,19 @@ bool Simulator::free_motion_newton(const Eigen::VectorXd& q0, const Eigen::Vecto
   return false;
 }
 
+// Gains enter SAP (and the first-order solver) through the PD constraint's compliance
+// R = 1 / (δt (θ_vq δt kp + kd)) and bias v̂ = (kp (target − q) + kd v_target + u) / (θ_vq δt kp + kd).
+// For gains whose implicit damping δt (δt kp + kd) is below kMinImplicitPdDamping, R and v̂
+// overflow (kp = 5e-324 gave R = ∞ and τ = ∞ in trajectory.csv: mutation campaign, scene
+// 16405). Such an actuator applies its PD law explicitly at the start of the step
+// (applied_forces()): that changes the step's velocity by a fraction δt (δt kp + kd) / M_jj of
+// its change, below 1e-6 for a joint inertia M_jj above 1e-6 kg m², and is stable for any
+// M_jj above 1e-12.
+bool Simulator::pd_is_implicit(int actuator) const {
+  const double kp = commands_.kp[actuator], kd = commands_.kd[actuator], dt = parameters_.time_step;
+  return dt * (dt * kp + kd) >= kMinImplicitPdDamping;
+}
+
 // Generalized forces of this step that do not depend on v: the feed-forward of pure-force
 // actuators (kp = kd = 0; those with gains go through the implicit PD constraint) clamped to
 // their effort limit, and the external wrenches J_WBqᵀ [τ_W; f_W] with J at q₀ (ws_ holds the
@@ -535,8 +548,14 @@ void Simulator::applied_forces() {
   tau_applied_.setZero();
   for (int i = 0; i < num_actuators(); ++i) {
     const scene::Actuator& a = scene_.actuators[i];
-    if (commands_.kp[i] > 0.0 || commands_.kd[i] > 0.0) continue;
-    const double u = commands_.actuation[i], e = a.effort_limit;
+    if (pd_is_implicit(i)) continue;
+    // Pure force, or gains too small for the implicit PD constraint (pd_is_implicit): the PD law
+    // at the start of the step, explicitly. Its kp, kd terms vanish for kp = kd = 0.
+    double u = commands_.actuation[i];
+    if (commands_.kp[i] > 0.0 || commands_.kd[i] > 0.0)
+      u += commands_.kp[i] * (commands_.q_target[i] - state_.q[a.q_index]) +
+           commands_.kd[i] * (commands_.v_target[i] - state_.v[a.v_index]);
+    const double e = a.effort_limit;
     const double tau = std::clamp(u, -e, e);
     results_.actuator_forces[i] = tau;
     results_.actuator_saturated[i] = std::abs(u) > e ? 1 : 0;
@@ -779,7 +798,7 @@ void Simulator::build_constraint_set(const Eigen::VectorXd& q0, const Eigen::Vec
     jf.v0 = v0[f.v_index];
   }
   for (int i = 0; i < num_actuators(); ++i) {
-    if (!(commands_.kp[i] > 0.0 || commands_.kd[i] > 0.0)) continue;  // pure force: in applied_forces()
+    if (!pd_is_implicit(i)) continue;  // pure force, or negligible gains: in applied_forces()
     const scene::Actuator& a = scene_.actuators[i];
     constraints::PdActuatorConstraint& pd = set.pd_actuators.add();
     pd.actuator = i;

@@ -345,6 +345,53 @@ TEST_F(MutationCampaignTest, ActuatorWhosePdForceOverflowsIsRejected) {
   EXPECT_EQ(ok.status, 0) << ok.err;
 }
 
+// Campaign scene mutant 16405 (iiwa_hold.yaml, the actuators' kp set to 5e-324, a subnormal):
+// accepted, and every row of trajectory.csv held tau = inf: the PD constraint's compliance
+// R = 1 / (dt (dt kp + kd)) overflowed. Gains that small now apply their PD law explicitly
+// (Simulator::pd_is_implicit), and move the arm as no gains do: the same trajectory as kp = 0.
+TEST_F(MutationCampaignTest, SubnormalPdGainsActAsNoGains) {
+  const std::string seed = read(std::string(COULOMB_SOURCE_DIR) + "/examples/scenes/iiwa_hold.yaml");
+  const std::string gains = "all: {kp: 0.0, kd: 0.0}";
+  ASSERT_TRUE(contains(seed, gains));
+  const auto run = [&](const std::string& name, const std::string& new_gains) {
+    const std::string scene = write(name + ".yaml", replace_all(replace_all(seed, gains, "all: {" + new_gains + "}"),
+                                                                "../../../shared", COULOMB_SHARED_DIR));
+    const fs::path out = dir_ / name;
+    const RunResult r = run_cli({"simulate", scene, "-o", out.string(), "-q", "--no-html", "--duration", "0.2"});
+    EXPECT_EQ(r.status, 0) << name << ": " << r.err;
+    const std::string trajectory = read(out / "trajectory.csv");
+    EXPECT_FALSE(contains(trajectory, "nan")) << name << ": trajectory.csv holds NaN";
+    EXPECT_FALSE(contains(trajectory, "inf")) << name << ": trajectory.csv holds inf";
+    std::vector<std::vector<double>> rows;
+    std::istringstream lines(trajectory);
+    std::string line;
+    std::getline(lines, line);  // header
+    while (std::getline(lines, line)) {
+      std::vector<double> row;
+      std::istringstream cells(line);
+      std::string cell;
+      while (std::getline(cells, cell, ',')) row.push_back(std::strtod(cell.c_str(), nullptr));
+      rows.push_back(row);
+    }
+    return rows;
+  };
+  const auto reference = run("zero_gains", "kp: 0.0, kd: 0.0");
+  ASSERT_GT(reference.size(), 100u);
+  const std::vector<std::string> tiny = {"kp: 5e-324, kd: 0.0", "kp: 0.0, kd: 1e-300", "kp: 1e-200, kd: 1e-20"};
+  for (size_t k = 0; k < tiny.size(); ++k) {
+    const std::string& gains_of_mutant = tiny[k];
+    const auto rows = run("tiny_gains_" + std::to_string(k), gains_of_mutant);
+    ASSERT_EQ(rows.size(), reference.size()) << gains_of_mutant;
+    double worst = 0.0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      ASSERT_EQ(rows[i].size(), reference[i].size());
+      for (size_t j = 0; j < rows[i].size(); ++j)
+        worst = std::max(worst, std::abs(rows[i][j] - reference[i][j]) / (1.0 + std::abs(reference[i][j])));
+    }
+    EXPECT_LE(worst, 1e-12) << gains_of_mutant << ": differs from kp = kd = 0";
+  }
+}
+
 // Campaign scene mutants 4619 and 6534 (panda_box.yaml with its robot entry duplicated: two
 // Pandas in one place, every link overlapping its twin by up to 180 mm): every SAP solve failed
 // ("linear-solver-failure", exit 3) and trajectory.csv's panda_link1.contact_fx..fz held nan from

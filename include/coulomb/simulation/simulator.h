@@ -195,6 +195,10 @@ class Simulator {
   void check_commands(const Commands& commands) const;
   void check_wrench(const ExternalWrench& wrench) const;
   void applied_forces();  // tau_applied_: feed-forward of pure-force actuators + external wrenches
+  /// Whether actuator i goes through the implicit PD constraint: δt (δt kp + kd) ≥
+  /// kMinImplicitPdDamping [N·m·s/rad or N·s/m]; otherwise its PD law is applied explicitly.
+  bool pd_is_implicit(int actuator) const;
+  static constexpr double kMinImplicitPdDamping = 1e-12;
   void build_constraint_set(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0);
   void fill_results();
 
