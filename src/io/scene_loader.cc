@@ -1658,6 +1658,8 @@ Scene parse_scene(const std::string& yaml, const std::string& source_name, const
       if (owns(scene.robots[ri])) {
         const Map& m = *robots[ri].map;
         std::string key = "urdf";
+        for (const char* k : {"mjcf", "sdf"})
+          if (m.has(k)) key = k;
         if (problem->velocity)
           for (const char* k : {"angular_velocity", "linear_velocity", "joint_velocities"})
             if (m.has(k)) key = k;
@@ -1716,7 +1718,7 @@ std::string without_generated_location(const std::string& message, const std::st
   std::size_t end = head.size();
   while (end < message.size() && std::isdigit(static_cast<unsigned char>(message[end]))) ++end;
   if (end == head.size()) return message;
-  for (const std::string key : {": robots[0].urdf: ", ": robots[0].mjcf: ", ": robots[0]: "}) {
+  for (const std::string key : {": robots[0].urdf: ", ": robots[0].mjcf: ", ": robots[0].sdf: ", ": robots[0]: "}) {
     if (message.compare(end, key.size(), key) != 0) continue;
     const std::string rest = message.substr(end + key.size());
     const std::string where = rest.substr(0, rest.find(": "));  // "DIR/M.urdf:12" if it names a file
@@ -1727,6 +1729,23 @@ std::string without_generated_location(const std::string& message, const std::st
     return names_file ? rest : path + ": " + rest;
   }
   return message;
+}
+
+/// Parses the one-robot scene generated for a model file run on its own; its messages name the
+/// model file, not the generated scene (without_generated_location).
+Scene parse_generated_scene(const std::string& yaml, const std::string& path, const std::string& directory) {
+  Scene scene;
+  try {
+    scene = parse_scene(yaml, path, directory);
+  } catch (const SceneError& e) {
+    throw SceneError(without_generated_location(e.what(), path));
+  }
+  for (std::vector<std::string>* list : {&scene.warnings, &scene.notes})
+    for (std::string& m : *list) m = without_generated_location(m, path);
+  for (SceneRobot& robot : scene.robots)
+    for (std::vector<std::string>* list : {&robot.warnings, &robot.notes})
+      for (std::string& m : *list) m = without_generated_location(m, path);
+  return scene;
 }
 
 }  // namespace
@@ -1754,18 +1773,7 @@ Scene load_scene_or_model(const std::string& path) {
   if (ground) yaml += "bodies:\n  - {name: ground, fixed: true, shapes: [{type: halfspace}]}\n";
   yaml += "robots:\n  - {" + std::string(kind == ModelFileKind::kMjcf ? "mjcf" : "urdf") + ": " +
           yaml_quoted(file.filename().string()) + "}\n";
-  Scene scene;
-  try {
-    scene = parse_scene(yaml, path, directory);
-  } catch (const SceneError& e) {
-    throw SceneError(without_generated_location(e.what(), path));
-  }
-  for (std::vector<std::string>* list : {&scene.warnings, &scene.notes})
-    for (std::string& m : *list) m = without_generated_location(m, path);
-  for (SceneRobot& robot : scene.robots)
-    for (std::vector<std::string>* list : {&robot.warnings, &robot.notes})
-      for (std::string& m : *list) m = without_generated_location(m, path);
-  return scene;
+  return parse_generated_scene(yaml, path, directory);
 }
 
 Scene load_scene(const std::string& path) {
@@ -1824,7 +1832,7 @@ Scene load_sdf_scene(const std::string& path) {
     yaml << "bodies:\n  - {name: ground, fixed: true, shapes: [{type: halfspace}]}\n";
   yaml << "robots:\n  - {sdf: " << quoted << "}\n";
   const fs::path parent = fs::path(path).parent_path();
-  return parse_scene(yaml.str(), path, parent.empty() ? std::string(".") : parent.string());
+  return parse_generated_scene(yaml.str(), path, parent.empty() ? std::string(".") : parent.string());
 }
 
 }  // namespace coulomb::io

@@ -164,13 +164,15 @@ void check_numeric_attributes(const TiXmlElement* owner, const TiXmlElement* par
       std::istringstream tokens{std::string(text)};
       std::string token;
       int n = 0;
-      bool finite = true;
+      bool finite = true, in_range = true;
       while (tokens >> token) {
         double x = 0.0;
         if (!parse_number(token, x))
           ctx.fail(e->Row(), owner_desc + ": " + element_path(e, owner, na.attribute) + " is not a number: " +
                                  in_quotes(text));
         finite = finite && std::isfinite(x);
+        in_range = in_range && !(std::strcmp(na.attribute, "xyz") == 0 && std::strcmp(na.element, "origin") == 0 &&
+                                 std::abs(x) > geometry::kMaxShapeDimension);
         ++n;
       }
       if (n != na.count)
@@ -180,6 +182,11 @@ void check_numeric_attributes(const TiXmlElement* owner, const TiXmlElement* par
       if (!finite)
         ctx.fail(e->Row(), owner_desc + ": " + element_path(e, owner, na.attribute) + " is not finite: " +
                                in_quotes(text));
+      // An offset beyond ±1e6 m, the range of scene positions and shape sizes (a collision
+      // <origin xyz="0 1e308 0"> crashed FCL's broadphase: mutation campaign, URDF 16928).
+      if (!in_range)
+        ctx.fail(e->Row(), owner_desc + ": " + element_path(e, owner, na.attribute) + " = " + in_quotes(text) +
+                               ": each coordinate must lie within 1e6 m (geometry::kMaxShapeDimension)");
     }
     pending.push_back(e->FirstChildElement());
   }

@@ -7,6 +7,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 
+#include "coulomb/geometry/shape.h"
 #include "coulomb/multibody/crba.h"
 #include "coulomb/multibody/rnea.h"
 #include "coulomb/multibody/workspace.h"
@@ -40,6 +41,28 @@ std::optional<InitialDynamicsProblem> check_initial_dynamics(const Scene& scene)
   const multibody::Model& model = scene.model;
   if (model.nv() == 0 || scene.q0.size() != model.nq() || scene.v0.size() != model.nv()) return std::nullopt;
   multibody::Workspace ws(model);
+  // Positions: every body and collision shape within ±kMaxShapeDimension (1e6 m) of the origin
+  // at q0, the range of scene positions, whatever format placed it (a URDF <origin>, an MJCF
+  // pos, an SDF pose; FCL's broadphase crashed on a shape at 1e308 m, and M overflows).
+  multibody::forward_kinematics(model, ws, scene.q0);
+  const auto beyond = [](const math::Vector3& p) { return !(p.cwiseAbs().maxCoeff() <= geometry::kMaxShapeDimension); };
+  const auto at = [](const math::Vector3& p) {
+    return "(" + util::format_number(p.x()) + ", " + util::format_number(p.y()) + ", " + util::format_number(p.z()) + ") m";
+  };
+  const std::string range = ": positions must lie within 1e6 m of the world origin (an <origin>, pos or pose too large)";
+  for (int b = 1; b < model.num_bodies(); ++b)
+    if (beyond(ws.X_WB[b].p))
+      return InitialDynamicsProblem{model.body(b).tree, false,
+                                    "body '" + model.body(b).name + "' is at " + at(ws.X_WB[b].p) +
+                                        " in the world at the initial configuration" + range};
+  for (const geometry::Geometry& g : scene.geometries) {
+    if (g.body < 0 || g.body >= model.num_bodies() || g.shape.type == geometry::ShapeType::kHalfSpace) continue;
+    const math::Vector3 p_WG = ws.X_WB[g.body].R * g.X_BG.p + ws.X_WB[g.body].p;
+    if (beyond(p_WG))
+      return InitialDynamicsProblem{g.body == 0 ? 0 : model.body(g.body).tree, false,
+                                    "collision shape '" + g.name + "' of body '" + model.body(g.body).name + "' is at " +
+                                        at(p_WG) + " in the world at the initial configuration" + range};
+  }
   // M per tree (linear in the number of trees; the dense n_v × n_v M of 2,000 free bodies is
   // 1.15 GB, issue 18).
   const multibody::TreeMassMatrix& M = multibody::crba_trees(model, ws, scene.q0);

@@ -471,4 +471,54 @@ TEST_F(MutationCampaignTest, PositionsBeyondAThousandKilometresAreRefusedAtTheir
   EXPECT_EQ(run_cli({"inspect", edge}).status, 0);
 }
 
+// Campaign URDF mutant 16928 (a1.urdf, a <collision><origin xyz> set to "0 1e308 0"): `coulomb
+// inspect` died with SIGSEGV in FCL's broadphase, as the scene mutants above did. A URDF <origin
+// xyz> is now refused at its line beyond 1e6 m, and any model (URDF, MJCF, SDF) whose bodies or
+// collision shapes lie beyond 1e6 m of the world origin at the initial configuration is refused
+// naming the file and the body (scene::check_initial_dynamics).
+TEST_F(MutationCampaignTest, ModelOffsetsBeyondAThousandKilometresAreRefused) {
+  const std::string arm = replace_all(kArmUrdf, "MASS", "1");
+  const std::string sphere = "<geometry><sphere radius=\"0.05\"/>";
+  ASSERT_TRUE(contains(arm, sphere));
+  const std::string collision = write("far_collision.urdf", replace_all(arm, sphere, "<origin xyz=\"0 1e308 0\"/>" + sphere));
+  const std::string joint = write("far_joint.urdf", replace_all(arm, "<origin xyz=\"0 0 0.2\"/>", "<origin xyz=\"0 0 -2e6\"/>"));
+  for (const auto& [file, line] : {std::pair{collision, ":8: link 'upper': <collision><origin xyz> = '0 1e308 0'"},
+                                    std::pair{joint, ":11: joint 'shoulder': <origin xyz> = '0 0 -2e6'"}}) {
+    for (const char* command : {"inspect", "simulate"}) {
+      std::vector<std::string> args = {command, file};
+      if (std::string(command) == "simulate") args.insert(args.end(), {"-o", (dir_ / "out").string(), "-q", "--no-html"});
+      const RunResult r = run_cli(args);
+      EXPECT_EQ(r.status, 1) << file << " " << command << ": " << r.err;
+      EXPECT_TRUE(contains(r.err, "coulomb: error: " + file + line + ": each coordinate must lie within 1e6 m")) << r.err;
+    }
+  }
+  // MJCF: a free body's pos and a jointed body's pos far away.
+  const std::string mjcf = read(std::string(COULOMB_SOURCE_DIR) + "/examples/models/mjcf_arm.xml");
+  const std::string box = "<body name=\"box\" pos=\"0.6 0 0.3\"", upper = "<body name=\"upper\" pos=\"0 0 0.1\">";
+  ASSERT_TRUE(contains(mjcf, box) && contains(mjcf, upper));
+  const std::string far_box = write("far_box.xml", replace_all(mjcf, box, "<body name=\"box\" pos=\"0.6 1e308 0.3\""));
+  const RunResult b = run_cli({"inspect", far_box});
+  EXPECT_EQ(b.status, 1) << b.err;
+  EXPECT_TRUE(contains(b.err, "coulomb: error: " + far_box + ": body 'box' is at (0.6, 1e+308, 0.3) m in the world at "
+                              "the initial configuration: positions must lie within 1e6 m of the world origin"))
+      << b.err;
+  const std::string far_upper = write("far_upper.xml", replace_all(mjcf, upper, "<body name=\"upper\" pos=\"0 0 3e6\">"));
+  const RunResult u = run_cli({"inspect", far_upper});
+  EXPECT_EQ(u.status, 1) << u.err;
+  EXPECT_TRUE(contains(u.err, far_upper + ": body 'upper")) << u.err;
+  // SDF: a model's pose far away; the message names the SDF file, not the generated scene.
+  const std::string sdf = read(std::string(COULOMB_SOURCE_DIR) + "/examples/models/sdf/playground.sdf");
+  const std::string pose = "<pose>0 1 0 0 0 0</pose>";
+  ASSERT_TRUE(contains(sdf, pose));
+  fs::copy(std::string(COULOMB_SOURCE_DIR) + "/examples/models/sdf/tumbler", dir_ / "tumbler", fs::copy_options::recursive);
+  const std::string far_sdf = write("far.sdf", replace_all(sdf, pose, "<pose>0 1e308 0 0 0 0</pose>"));
+  const RunResult f = run_cli({"inspect", far_sdf});
+  EXPECT_EQ(f.status, 1) << f.err;
+  EXPECT_TRUE(contains(f.err, "coulomb: error: " + far_sdf + ": body 'cartpole/cart' is at (0, 1e+308, 1) m")) << f.err;
+  EXPECT_FALSE(contains(f.err, "robots[0]")) << f.err;
+  // Within the range, the same models load.
+  EXPECT_EQ(run_cli({"inspect", write("near.urdf", replace_all(arm, "<origin xyz=\"0 0 0.2\"/>", "<origin xyz=\"0 0 1e6\"/>"))}).status, 0);
+  EXPECT_EQ(run_cli({"inspect", write("near.xml", replace_all(mjcf, box, "<body name=\"box\" pos=\"0.6 9e5 0.3\""))}).status, 0);
+}
+
 }  // namespace
