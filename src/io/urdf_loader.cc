@@ -165,14 +165,14 @@ void check_numeric_attributes(const TiXmlElement* owner, const TiXmlElement* par
       std::string token;
       int n = 0;
       bool finite = true, in_range = true;
+      const bool offset = std::strcmp(na.element, "origin") == 0 && std::strcmp(na.attribute, "xyz") == 0;
       while (tokens >> token) {
         double x = 0.0;
         if (!parse_number(token, x))
           ctx.fail(e->Row(), owner_desc + ": " + element_path(e, owner, na.attribute) + " is not a number: " +
                                  in_quotes(text));
         finite = finite && std::isfinite(x);
-        in_range = in_range && !(std::strcmp(na.attribute, "xyz") == 0 && std::strcmp(na.element, "origin") == 0 &&
-                                 std::abs(x) > geometry::kMaxShapeDimension);
+        in_range = in_range && !(offset && std::abs(x) > geometry::kMaxShapeDimension);
         ++n;
       }
       if (n != na.count)

@@ -46,9 +46,7 @@ std::optional<InitialDynamicsProblem> check_initial_dynamics(const Scene& scene)
   // pos, an SDF pose; FCL's broadphase crashed on a shape at 1e308 m, and M overflows).
   multibody::forward_kinematics(model, ws, scene.q0);
   const auto beyond = [](const math::Vector3& p) { return !(p.cwiseAbs().maxCoeff() <= geometry::kMaxShapeDimension); };
-  const auto at = [](const math::Vector3& p) {
-    return "(" + util::format_number(p.x()) + ", " + util::format_number(p.y()) + ", " + util::format_number(p.z()) + ") m";
-  };
+  const auto at = [](const math::Vector3& p) { return util::format_point(p.x(), p.y(), p.z()) + " m"; };
   const std::string range = ": positions must lie within 1e6 m of the world origin (an <origin>, pos or pose too large)";
   for (int b = 1; b < model.num_bodies(); ++b)
     if (beyond(ws.X_WB[b].p))

@@ -15,9 +15,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
-std::string position_text(const math::Vector3& p) {
-  return "(" + util::format_number(p.x()) + ", " + util::format_number(p.y()) + ", " + util::format_number(p.z()) + ")";
-}
+std::string position_text(const math::Vector3& p) { return util::format_point(p.x(), p.y(), p.z()); }
 
 /// The robot whose floating root is `root`, or whose geometries ride on a body of the tree; −1.
 int robot_of_tree(const scene::Scene& scene, int root) {

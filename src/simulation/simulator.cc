@@ -539,10 +539,11 @@ bool Simulator::pd_is_implicit(int actuator) const {
   return dt * (dt * kp + kd) >= kMinImplicitPdDamping;
 }
 
-// Generalized forces of this step that do not depend on v: the feed-forward of pure-force
-// actuators (kp = kd = 0; those with gains go through the implicit PD constraint) clamped to
-// their effort limit, and the external wrenches J_WBqᵀ [τ_W; f_W] with J at q₀ (ws_ holds the
-// kinematics of q₀). Fills the pure-force actuators' entries of results_.actuator_forces.
+// Generalized forces of this step that do not depend on v: the force of each actuator outside
+// the implicit PD constraint (pure force, kp = kd = 0, or gains below pd_is_implicit's bound:
+// its PD law at q₀, v₀ plus its feed-forward) clamped to its effort limit, and the external
+// wrenches J_WBqᵀ [τ_W; f_W] with J at q₀ (ws_ holds the kinematics of q₀). Fills those
+// actuators' entries of results_.actuator_forces.
 void Simulator::applied_forces() {
   const multibody::Model& model = scene_.model;
   tau_applied_.setZero();

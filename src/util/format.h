@@ -18,6 +18,11 @@ inline std::string format_number(double x) {
   return os.str();
 }
 
+/// A point for an error message: "(x, y, z)", each coordinate as format_number writes it.
+inline std::string format_point(double x, double y, double z) {
+  return "(" + format_number(x) + ", " + format_number(y) + ", " + format_number(z) + ")";
+}
+
 /// Parses one number of a model or scene file in the C locale (std::from_chars): decimal or
 /// scientific notation, a leading '+', "nan" and "inf" (so that loaders can report them as not
 /// finite rather than as garbage). A magnitude beyond double's range ("1e999", "-1e999") reads as

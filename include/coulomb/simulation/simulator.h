@@ -194,7 +194,7 @@ class Simulator {
   void check_actuator(int actuator) const;
   void check_commands(const Commands& commands) const;
   void check_wrench(const ExternalWrench& wrench) const;
-  void applied_forces();  // tau_applied_: feed-forward of pure-force actuators + external wrenches
+  void applied_forces();  // tau_applied_: actuators outside the PD constraint + external wrenches
   /// Whether actuator i goes through the implicit PD constraint: δt (δt kp + kd) ≥
   /// kMinImplicitPdDamping [N·m·s/rad or N·s/m]; otherwise its PD law is applied explicitly.
   bool pd_is_implicit(int actuator) const;
