@@ -171,23 +171,30 @@ IdStatus IdSolver::Impl::qp_two_stage() {
         B.stage1_dim = nz;
       } else {
         // 3. The interior point (Lemke's ray test can misfire on degenerate data), then
-        //    active-set polishing.
+        //    active-set polishing. Polishing is tried even when the interior point stops short:
+        //    on a degenerate vertex it can stall with a large dual residual (1.2e-4 after its 60
+        //    iterations on the trotting A1, ControlAcceptanceTest) next to a vertex whose KKT
+        //    system polishing solves exactly (residuals 1e-16, the same objective). A polished
+        //    point is a verified KKT point (solve_on_active checks every row and multiplier).
         B.stage1_warm.resize(0);
         st.used_fallback = true;
         const solvers::qp::ConicQpResults& out = B.qp1_solver.solve(qp);
         st.solver_iterations += out.iterations;
-        if (out.status != solvers::qp::ConicQpStatus::kOptimal) {
-          const bool infeasible = out.primal_residual > par.qp.acceptable_tolerance;
+        const solvers::qp::ConicQpStatus ip_status = out.status;
+        const double ip_primal_residual = out.primal_residual;
+        const bool polished = B.qp1_solver.polish(qp);
+        if (!polished && ip_status != solvers::qp::ConicQpStatus::kOptimal) {
+          const bool infeasible = ip_primal_residual > par.qp.acceptable_tolerance;
           res->message = std::string("Stage I: Lemke ") + solvers::lcp::to_string(B.lemke.status) +
-                         ", then the interior point " + solvers::qp::to_string(out.status) + " (primal residual " +
-                         std::to_string(out.primal_residual) + ")" +
+                         ", then the interior point " + solvers::qp::to_string(ip_status) + " (primal residual " +
+                         std::to_string(ip_primal_residual) + ")" +
                          (infeasible ? ": no impulses keep every contact from penetrating under the desired motion" : "");
           B.z.setZero();
           polygon_to_frame(B.z);
           velocity_from_impulses();
           return infeasible ? IdStatus::kInfeasible : IdStatus::kNotConverged;
         }
-        if (B.qp1_solver.polish(qp)) {
+        if (polished) {
           B.stage1_active = B.qp1_solver.last_active_set();
           B.stage1_has_active = true;
           B.stage1_dim = nz;

@@ -1,10 +1,13 @@
 #include "coulomb/linalg/block_sparse_cholesky.h"
 
+#include "linalg/block6_kernels.h"
+#include "linalg/block_kernels.h"
 #include "linalg/dense_kernels.h"
 
 #include <Eigen/Cholesky>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <set>
@@ -78,6 +81,7 @@ void BlockSparseCholesky::analyze(const std::vector<int>& block_sizes, const std
     for (size_t a = 0; a < lower_[k].size(); ++a)
       for (size_t b = 0; b < a; ++b) update_target_.push_back(block_index(lower_[k][a].position, lower_[k][b].position));
   permuted_.resize(n_);
+  inv_diag_.assign(n_, 0.0);
   permuted_offset_.assign(T, 0);
   for (int k = 1; k < T; ++k) permuted_offset_[k] = permuted_offset_[k - 1] + sizes_[order_[k - 1]];
   analyzed_sizes_ = block_sizes;
@@ -154,7 +158,7 @@ using internal::solve_lower_transpose;
 // B (m × n, leading dimension m) ← B L^{-T} for the n × n lower-triangular L (leading
 // dimension n): column j of X is (B(:, j) − Σ_{k<j} X(:, k) L(j, k)) / L(j, j).
 template <int N>
-void solve_right_lower_transpose(const double* L, int n, double* B, int m) {
+[[gnu::always_inline]] inline void solve_right_lower_transpose(const double* L, int n, double* B, int m) {
   if constexpr (N > 0) n = m = N;
   for (int j = 0; j < n; ++j) {
     double* xj = B + static_cast<ptrdiff_t>(j) * m;
@@ -170,7 +174,7 @@ void solve_right_lower_transpose(const double* L, int n, double* B, int m) {
 
 // Lower triangle of D (m × m) −= X Xᵀ, X m × p.
 template <int N>
-void subtract_syrk_lower(const double* X, int m, int p, double* D) {
+[[gnu::always_inline]] inline void subtract_syrk_lower(const double* X, int m, int p, double* D) {
   if constexpr (N > 0) m = p = N;
   for (int k = 0; k < p; ++k) {
     const double* xk = X + static_cast<ptrdiff_t>(k) * m;
@@ -184,7 +188,7 @@ void subtract_syrk_lower(const double* X, int m, int p, double* D) {
 
 // C (m × q) −= X Yᵀ, X m × p, Y q × p.
 template <int N>
-void subtract_gemm_nt(const double* X, int m, const double* Y, int q, int p, double* C) {
+[[gnu::always_inline]] inline void subtract_gemm_nt(const double* X, int m, const double* Y, int q, int p, double* C) {
   if constexpr (N > 0) m = q = p = N;
   for (int k = 0; k < p; ++k) {
     const double* xk = X + static_cast<ptrdiff_t>(k) * m;
@@ -199,7 +203,7 @@ void subtract_gemm_nt(const double* X, int m, const double* Y, int q, int p, dou
 
 // y_i −= B y_k (B m × p) and its transpose y_k −= Bᵀ y_i.
 template <int N>
-void subtract_gemv(const double* B, int m, int p, const double* x, double* y) {
+[[gnu::always_inline]] inline void subtract_gemv(const double* B, int m, int p, const double* x, double* y) {
   if constexpr (N > 0) m = p = N;
   for (int k = 0; k < p; ++k) {
     const double* bk = B + static_cast<ptrdiff_t>(k) * m;
@@ -208,7 +212,7 @@ void subtract_gemv(const double* B, int m, int p, const double* x, double* y) {
   }
 }
 template <int N>
-void subtract_gemv_transpose(const double* B, int m, int p, const double* x, double* y) {
+[[gnu::always_inline]] inline void subtract_gemv_transpose(const double* B, int m, int p, const double* x, double* y) {
   if constexpr (N > 0) m = p = N;
   for (int k = 0; k < p; ++k) {
     const double* bk = B + static_cast<ptrdiff_t>(k) * m;
@@ -222,86 +226,145 @@ constexpr int kSmallBlock = 32;
 
 }  // namespace
 
-bool BlockSparseCholesky::factorize() {
-  const int T = num_blocks();
-  size_t u = 0;
-  for (int k = 0; k < T; ++k) {
-    Eigen::MatrixXd& D = diag_[k];
-    const int nk = static_cast<int>(D.rows());
-    // Only the lower triangle is the matrix; the factor L_kk overwrites it.
-    if (nk == 6) {
-      if (!small_cholesky_in_place<6>(D.data(), nk)) return false;
-    } else if (nk <= kSmallBlock) {
-      if (!small_cholesky_in_place<0>(D.data(), nk)) return false;
-    } else {
-      Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(D);
-      if (llt.info() != Eigen::Success) return false;
-    }
-    // L_ik = B_ik L_kk^{-T}: solve X L_kkᵀ = B in place (L_kkᵀ is upper triangular).
-    for (const Lower& l : lower_[k]) {
-      Eigen::MatrixXd& B = off_[l.block];
-      const int ni = static_cast<int>(B.rows());
-      if (nk == 6 && ni == 6) solve_right_lower_transpose<6>(D.data(), nk, B.data(), ni);
-      else if (nk <= kSmallBlock) solve_right_lower_transpose<0>(D.data(), nk, B.data(), ni);
-      else D.transpose().triangularView<Eigen::Upper>().solveInPlace<Eigen::OnTheRight>(B);
-    }
-    // Schur complement updates of the later blocks: D_i −= L_ik L_ikᵀ (lower triangle),
-    // B_ij −= L_ik L_jkᵀ. Plain loops for small blocks (Eigen's blocked kernels cost more than
-    // they save below ~32), Eigen above.
-    for (size_t a = 0; a < lower_[k].size(); ++a) {
-      const Lower& li = lower_[k][a];
-      const Eigen::MatrixXd& Li = off_[li.block];
-      const int ni = static_cast<int>(Li.rows());
-      const bool small = ni <= kSmallBlock && nk <= kSmallBlock;
-      if (ni == 6 && nk == 6) subtract_syrk_lower<6>(Li.data(), ni, nk, diag_[li.position].data());
-      else if (small) subtract_syrk_lower<0>(Li.data(), ni, nk, diag_[li.position].data());
-      else diag_[li.position].triangularView<Eigen::Lower>() -= Li * Li.transpose();
-      for (size_t b = 0; b < a; ++b) {
-        const Eigen::MatrixXd& Lj = off_[lower_[k][b].block];
-        Eigen::MatrixXd& C = off_[update_target_[u++]];
-        const int nj = static_cast<int>(Lj.rows());
-        if (ni == 6 && nj == 6 && nk == 6) subtract_gemm_nt<6>(Li.data(), ni, Lj.data(), nj, nk, C.data());
-        else if (small && nj <= kSmallBlock) subtract_gemm_nt<0>(Li.data(), ni, Lj.data(), nj, nk, C.data());
-        else C.noalias() -= Li * Lj.transpose();
+// The numeric factorization and the solves are compiled twice: for the baseline x86-64
+// instruction set and, on x86-64 with GCC or Clang, for AVX2 + FMA (-mavx2 -mfma). The bodies
+// and the kernels they call are always_inline, so each copy gets its own instruction set;
+// Eigen's out-of-line code (the paths for blocks above 32) is the baseline one in both. The
+// copy is chosen by the processor (block_kernels.h); on the same machine a run is bit-identical.
+namespace {
+
+bool processor_has_avx2_fma() {
+#if COULOMB_HAVE_AVX2_COPY
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
+std::atomic<bool> g_force_baseline{false};
+
+}  // namespace
+
+namespace internal {
+bool use_avx2_kernels() {
+  static const bool available = processor_has_avx2_fma();
+  return available && !g_force_baseline.load(std::memory_order_relaxed);
+}
+bool block_kernels_avx2_available() { return processor_has_avx2_fma(); }
+void force_baseline_block_kernels(bool force) { g_force_baseline.store(force, std::memory_order_relaxed); }
+const char* block_kernels_in_use() { return use_avx2_kernels() ? "avx2-fma" : "baseline"; }
+}  // namespace internal
+
+class BlockSparseCholeskyNumeric {
+ public:
+  using Lower = BlockSparseCholesky::Lower;
+
+  static bool factorize_baseline(BlockSparseCholesky& c) { return factorize(c); }
+  COULOMB_TARGET_AVX2 static bool factorize_avx2(BlockSparseCholesky& c) { return factorize(c); }
+  static void solve_baseline(const BlockSparseCholesky& c, double* x) { solve(c, x); }
+  COULOMB_TARGET_AVX2 static void solve_avx2(const BlockSparseCholesky& c, double* x) { solve(c, x); }
+
+ private:
+  [[gnu::always_inline]] static inline bool factorize(BlockSparseCholesky& c) {
+    namespace b6 = internal::block6;
+    const int T = c.num_blocks();
+    size_t u = 0;
+    for (int k = 0; k < T; ++k) {
+      Eigen::MatrixXd& D = c.diag_[k];
+      const int nk = static_cast<int>(D.rows());
+      const std::vector<Lower>& col = c.lower_[k];
+      // Only the lower triangle is the matrix; the factor L_kk overwrites it.
+      if (nk == 6) {
+        if (!b6::cholesky_in_place(D.data(), c.inv_diag_.data() + c.permuted_offset_[k])) return false;
+      } else if (nk <= kSmallBlock) {
+        if (!small_cholesky_in_place<0>(D.data(), nk)) return false;
+      } else {
+        Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(D);
+        if (llt.info() != Eigen::Success) return false;
+      }
+      // L_ik = B_ik L_kk^{-T}: solve X L_kkᵀ = B in place (L_kkᵀ is upper triangular).
+      for (const Lower& l : col) {
+        Eigen::MatrixXd& B = c.off_[l.block];
+        const int ni = static_cast<int>(B.rows());
+        if (nk == 6 && ni == 6) b6::solve_right_lower_transpose(D.data(), B.data());
+        else if (nk <= kSmallBlock) solve_right_lower_transpose<0>(D.data(), nk, B.data(), ni);
+        else D.transpose().triangularView<Eigen::Upper>().solveInPlace<Eigen::OnTheRight>(B);
+      }
+      // Schur complement updates of the later blocks: D_i −= L_ik L_ikᵀ (lower triangle),
+      // B_ij −= L_ik L_jkᵀ. Register-blocked kernels for 6 × 6 blocks, plain loops for other
+      // small blocks (Eigen's blocked kernels cost more than they save below ~32), Eigen above.
+      for (size_t a = 0; a < col.size(); ++a) {
+        const Lower& li = col[a];
+        const Eigen::MatrixXd& Li = c.off_[li.block];
+        const int ni = static_cast<int>(Li.rows());
+        const bool small = ni <= kSmallBlock && nk <= kSmallBlock;
+        double* Di = c.diag_[li.position].data();
+        if (ni == 6 && nk == 6) b6::subtract_gemm_nt(Li.data(), Li.data(), Di);  // both triangles
+        else if (small) subtract_syrk_lower<0>(Li.data(), ni, nk, Di);
+        else c.diag_[li.position].triangularView<Eigen::Lower>() -= Li * Li.transpose();
+        for (size_t b = 0; b < a; ++b) {
+          const Eigen::MatrixXd& Lj = c.off_[col[b].block];
+          Eigen::MatrixXd& C = c.off_[c.update_target_[u++]];
+          const int nj = static_cast<int>(Lj.rows());
+          if (ni == 6 && nj == 6 && nk == 6) b6::subtract_gemm_nt(Li.data(), Lj.data(), C.data());
+          else if (small && nj <= kSmallBlock) subtract_gemm_nt<0>(Li.data(), ni, Lj.data(), nj, nk, C.data());
+          else C.noalias() -= Li * Lj.transpose();
+        }
       }
     }
+    return true;
   }
-  return true;
+
+  [[gnu::always_inline]] static inline void solve(const BlockSparseCholesky& c, double* x) {
+    namespace b6 = internal::block6;
+    const int T = c.num_blocks();
+    double* y = c.permuted_.data();
+    for (int k = 0; k < T; ++k) {
+      const int t = c.order_[k];
+      std::copy_n(x + c.offsets_[t], c.sizes_[t], y + c.permuted_offset_[k]);
+    }
+    // Forward: L y = b.
+    for (int k = 0; k < T; ++k) {
+      const int nk = c.sizes_[c.order_[k]];
+      double* yk = y + c.permuted_offset_[k];
+      if (nk == 6) b6::solve_lower(c.diag_[k].data(), c.inv_diag_.data() + c.permuted_offset_[k], yk);
+      else solve_lower<0>(c.diag_[k].data(), nk, yk);
+      for (const Lower& l : c.lower_[k]) {
+        const Eigen::MatrixXd& B = c.off_[l.block];
+        double* yi = y + c.permuted_offset_[l.position];
+        if (nk == 6 && B.rows() == 6) b6::subtract_gemv(B.data(), yk, yi);
+        else subtract_gemv<0>(B.data(), static_cast<int>(B.rows()), nk, yk, yi);
+      }
+    }
+    // Backward: Lᵀ x = y.
+    for (int k = T - 1; k >= 0; --k) {
+      const int nk = c.sizes_[c.order_[k]];
+      double* yk = y + c.permuted_offset_[k];
+      for (const Lower& l : c.lower_[k]) {
+        const Eigen::MatrixXd& B = c.off_[l.block];
+        const double* yi = y + c.permuted_offset_[l.position];
+        if (nk == 6 && B.rows() == 6) b6::subtract_gemv_transpose(B.data(), yi, yk);
+        else subtract_gemv_transpose<0>(B.data(), static_cast<int>(B.rows()), nk, yi, yk);
+      }
+      if (nk == 6) b6::solve_lower_transpose(c.diag_[k].data(), c.inv_diag_.data() + c.permuted_offset_[k], yk);
+      else solve_lower_transpose<0>(c.diag_[k].data(), nk, yk);
+    }
+    for (int k = 0; k < T; ++k) {
+      const int t = c.order_[k];
+      std::copy_n(y + c.permuted_offset_[k], c.sizes_[t], x + c.offsets_[t]);
+    }
+  }
+};
+
+bool BlockSparseCholesky::factorize() {
+  return internal::use_avx2_kernels() ? BlockSparseCholeskyNumeric::factorize_avx2(*this)
+                            : BlockSparseCholeskyNumeric::factorize_baseline(*this);
 }
 
 void BlockSparseCholesky::solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const {
-  const int T = num_blocks();
-  double* y = permuted_.data();
-  for (int k = 0; k < T; ++k)
-    permuted_.segment(permuted_offset_[k], sizes_[order_[k]]) = x.segment(offsets_[order_[k]], sizes_[order_[k]]);
-  // Forward: L y = b.
-  for (int k = 0; k < T; ++k) {
-    const int nk = sizes_[order_[k]];
-    double* yk = y + permuted_offset_[k];
-    if (nk == 6) solve_lower<6>(diag_[k].data(), nk, yk);
-    else solve_lower<0>(diag_[k].data(), nk, yk);
-    for (const Lower& l : lower_[k]) {
-      const Eigen::MatrixXd& B = off_[l.block];
-      double* yi = y + permuted_offset_[l.position];
-      if (nk == 6 && B.rows() == 6) subtract_gemv<6>(B.data(), 6, 6, yk, yi);
-      else subtract_gemv<0>(B.data(), static_cast<int>(B.rows()), nk, yk, yi);
-    }
-  }
-  // Backward: Lᵀ x = y.
-  for (int k = T - 1; k >= 0; --k) {
-    const int nk = sizes_[order_[k]];
-    double* yk = y + permuted_offset_[k];
-    for (const Lower& l : lower_[k]) {
-      const Eigen::MatrixXd& B = off_[l.block];
-      const double* yi = y + permuted_offset_[l.position];
-      if (nk == 6 && B.rows() == 6) subtract_gemv_transpose<6>(B.data(), 6, 6, yi, yk);
-      else subtract_gemv_transpose<0>(B.data(), static_cast<int>(B.rows()), nk, yi, yk);
-    }
-    if (nk == 6) solve_lower_transpose<6>(diag_[k].data(), nk, yk);
-    else solve_lower_transpose<0>(diag_[k].data(), nk, yk);
-  }
-  for (int k = 0; k < T; ++k)
-    x.segment(offsets_[order_[k]], sizes_[order_[k]]) = permuted_.segment(permuted_offset_[k], sizes_[order_[k]]);
+  if (internal::use_avx2_kernels()) BlockSparseCholeskyNumeric::solve_avx2(*this, x.data());
+  else BlockSparseCholeskyNumeric::solve_baseline(*this, x.data());
 }
 
 Eigen::MatrixXd BlockSparseCholesky::dense() const {

@@ -6,8 +6,12 @@
 // analyze() orders the nodes by greedy minimum degree on the node graph and computes the block
 // fill-in (the symbolic factorization, reused for every factorize() with the same pattern);
 // factorize() is a right-looking block Cholesky with dense kernels on the supernodes (a plain
-// in-place Cholesky for blocks up to 32 × 32, Eigen's blocked LLT above). The factor overwrites
-// the blocks. Nothing is allocated after analyze().
+// in-place Cholesky for blocks up to 32 × 32, Eigen's blocked LLT above; register-blocked SIMD
+// kernels for the 6 × 6 blocks of free bodies). The factor overwrites the blocks. Nothing is
+// allocated after analyze(). On x86-64 with GCC or Clang, factorize() and solve_in_place() are
+// compiled twice, for the baseline instruction set and for AVX2 + FMA, and the first call picks
+// the one the processor runs (so results can differ in the last bits between machines, never
+// between runs on one machine).
 #pragma once
 
 #include <utility>
@@ -16,6 +20,8 @@
 #include <Eigen/Core>
 
 namespace coulomb::linalg {
+
+class BlockSparseCholeskyNumeric;  // the numeric factorization and solves (block_sparse_cholesky.cc)
 
 class BlockSparseCholesky {
  public:
@@ -62,6 +68,7 @@ class BlockSparseCholesky {
   Eigen::MatrixXd dense() const;
 
  private:
+  friend class BlockSparseCholeskyNumeric;
   // Storage in elimination order: node k = order_[k]; blocks_[k] is the diagonal block of the
   // k-th eliminated node; for each k, lower_[k] lists (i, block index) for the later nodes i
   // (elimination positions) with a block L_ik.
@@ -86,6 +93,7 @@ class BlockSparseCholesky {
   std::vector<std::pair<int, int>> edge_scratch_;    ///< the edges of the current call, normalized
   mutable Eigen::VectorXd permuted_;  ///< solve_in_place workspace, in elimination order
   std::vector<int> permuted_offset_;  ///< offset of elimination position k in permuted_
+  std::vector<double> inv_diag_;      ///< 1/L(j, j) of the 6 × 6 diagonal factors, in elimination order
 };
 
 }  // namespace coulomb::linalg

@@ -14,6 +14,8 @@
 
 #include "coulomb/linalg/block_sparse_cholesky.h"
 #include "coulomb/solvers/sap/sap_line_search.h"
+#include "linalg/block6_kernels.h"
+#include "linalg/block_kernels.h"
 
 namespace coulomb::solvers::sap {
 
@@ -42,10 +44,10 @@ using OuterStrided = Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
 
 // out (n_x × n_y, leading dimension ld) += J_xᵀ GJ_y with J_x r × n_x and GJ_y r × n_y, all
 // column-major. Fixed-size kernels for contacts (r = 3) on free bodies (n = 6).
-void add_JtGJ(const double* Jx, int r, int nx, const double* GJy, int ny, double* out, int ld) {
+[[gnu::always_inline]] inline void add_JtGJ(const double* Jx, int r, int nx, const double* GJy, int ny, double* out,
+                                            int ld) {
   if (r == 3 && nx == 6 && ny == 6 && ld == 6) {
-    Eigen::Map<Eigen::Matrix<double, 6, 6>>(out).noalias() +=
-        Eigen::Map<const Eigen::Matrix<double, 3, 6>>(Jx).transpose() * Eigen::Map<const Eigen::Matrix<double, 3, 6>>(GJy);
+    linalg::internal::block6::add_JtGJ_3x6(Jx, GJy, out);  // a contact between free bodies
   } else if (r == 3) {
     OuterStrided(out, nx, ny, Eigen::OuterStride<>(ld)).noalias() +=
         Eigen::Map<const ColMajor3X>(Jx, 3, nx).transpose() * Eigen::Map<const ColMajor3X>(GJy, 3, ny);
@@ -56,7 +58,7 @@ void add_JtGJ(const double* Jx, int r, int nx, const double* GJy, int ny, double
 }
 
 // GJ (r × n) = G (r × r) J (r × n).
-void multiply_GJ(const double* G, int r, const double* J, int n, double* GJ) {
+[[gnu::always_inline]] inline void multiply_GJ(const double* G, int r, const double* J, int n, double* GJ) {
   if (r == 3 && n == 6) {
     Eigen::Map<Eigen::Matrix<double, 3, 6>>(GJ).noalias() =
         Eigen::Map<const Eigen::Matrix3d>(G) * Eigen::Map<const Eigen::Matrix<double, 3, 6>>(J);
@@ -401,7 +403,7 @@ struct Side {
   const int* cols;  // nullptr: all n columns, in order
 };
 
-Side side_of(const SapConstraint& c, int side, int i, const SapSolverWorkspace& w) {
+[[gnu::always_inline]] inline Side side_of(const SapConstraint& c, int side, int i, const SapSolverWorkspace& w) {
   const SapSolverWorkspace::Sparsity& sp = w.sparsity[2 * static_cast<size_t>(i) + side];
   const Eigen::MatrixXd& J = c.jacobian(side);
   if (sp.k == J.cols()) return {J.data(), sp.k, nullptr};
@@ -410,7 +412,8 @@ Side side_of(const SapConstraint& c, int side, int i, const SapSolverWorkspace& 
 
 // out(rows x.cols, cols y.cols) += x.Jᵀ GJ_y (GJ_y: r × y.k), scattering through the column
 // indices of compacted sides.
-void add_side_product(const Side& x, int r, const Side& y, const double* GJy, double* out, int ld, double* scratch) {
+[[gnu::always_inline]] inline void add_side_product(const Side& x, int r, const Side& y, const double* GJy, double* out,
+                                                    int ld, double* scratch) {
   if (x.cols == nullptr && y.cols == nullptr) {
     add_JtGJ(x.J, r, x.k, GJy, y.k, out, ld);
     return;
@@ -424,8 +427,10 @@ void add_side_product(const Side& x, int r, const Side& y, const double* GJy, do
   }
 }
 
-// Adds Σ_i J_iᵀ G_i J_i into the targets (which hold A already).
-void assemble_constraint_hessians(const SapProblem& problem, SapSolverWorkspace& w) {
+// Adds Σ_i J_iᵀ G_i J_i into the targets (which hold A already). Compiled twice, like
+// BlockSparseCholesky's factorization (linalg/block_kernels.h): the 6 × 6 contact blocks of free
+// bodies take the AVX2 + FMA kernels where the processor has them.
+[[gnu::always_inline]] inline void assemble_constraint_hessians_body(const SapProblem& problem, SapSolverWorkspace& w) {
   for (int i = 0; i < problem.num_constraints(); ++i) {
     const SapConstraint& c = problem.constraint(i);
     const int r = c.num_rows();
@@ -448,6 +453,17 @@ void assemble_constraint_hessians(const SapProblem& problem, SapSolverWorkspace&
       else add_side_product(s0, r, s1, GJ1, t[2].data, t[2].ld, w.JtGJ.data());                  // (tree 0, tree 1)
     }
   }
+}
+
+void assemble_constraint_hessians_baseline(const SapProblem& problem, SapSolverWorkspace& w) {
+  assemble_constraint_hessians_body(problem, w);
+}
+COULOMB_TARGET_AVX2 void assemble_constraint_hessians_avx2(const SapProblem& problem, SapSolverWorkspace& w) {
+  assemble_constraint_hessians_body(problem, w);
+}
+void assemble_constraint_hessians(const SapProblem& problem, SapSolverWorkspace& w) {
+  if (linalg::internal::use_avx2_kernels()) assemble_constraint_hessians_avx2(problem, w);
+  else assemble_constraint_hessians_baseline(problem, w);
 }
 
 }  // namespace

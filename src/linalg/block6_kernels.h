@@ -1,0 +1,197 @@
+// Register-blocked kernels on 6 × 6 column-major blocks (leading dimension 6): the blocks of
+// free bodies, which make up the Newton matrix of a pile (Castro et al. §IV-D: one node per
+// tree). A column of 6 doubles is held as one 4-wide and one 2-wide vector (GCC/Clang vector
+// extensions): one AVX register and one SSE register where the caller is compiled for AVX2
+// (BlockSparseCholesky's clones), three SSE registers otherwise. Every kernel keeps its output
+// block in registers while it streams the inputs, so a 6 × 6 × 6 update is 72 vector
+// multiply-adds and 12 stores.
+//
+// All functions are always_inline so that they take the instruction set of the function they
+// are inlined into. Internal to libcoulomb (src/), not installed.
+#pragma once
+
+#include <cstddef>
+
+// The vectors never cross a call boundary (every function is always_inline), so GCC's note
+// that passing a 32-byte vector changes the ABI without AVX does not apply.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace coulomb::linalg::internal::block6 {
+
+typedef double v4 __attribute__((vector_size(32)));
+typedef double v2 __attribute__((vector_size(16)));
+
+#define COULOMB_BLOCK6_INLINE [[gnu::always_inline]] inline
+
+COULOMB_BLOCK6_INLINE v4 load4(const double* p) {
+  v4 r;
+  __builtin_memcpy(&r, p, sizeof r);
+  return r;
+}
+COULOMB_BLOCK6_INLINE v2 load2(const double* p) {
+  v2 r;
+  __builtin_memcpy(&r, p, sizeof r);
+  return r;
+}
+COULOMB_BLOCK6_INLINE void store4(double* p, const v4& x) { __builtin_memcpy(p, &x, sizeof x); }
+COULOMB_BLOCK6_INLINE void store2(double* p, const v2& x) { __builtin_memcpy(p, &x, sizeof x); }
+
+/// Element i of a column held as (c4, c2); i must be a compile-time constant after unrolling.
+COULOMB_BLOCK6_INLINE double element(const v4& c4, const v2& c2, int i) { return i < 4 ? c4[i] : c2[i - 4]; }
+
+/// In-place Cholesky of the lower triangle of the 6 × 6 block a = L Lᵀ, right-looking: column j
+/// is scaled by 1/√a_jj, then every later column i takes −L(:, j) L(i, j). Writes 1/L(j, j) to
+/// inv_diag[j] (the solves multiply by it instead of dividing). The strict upper triangle is
+/// scratch on return. Returns false if a pivot is not positive (or is NaN).
+COULOMB_BLOCK6_INLINE bool cholesky_in_place(double* a, double* inv_diag) {
+  v4 c4[6];
+  v2 c2[6];
+  for (int j = 0; j < 6; ++j) {
+    c4[j] = load4(a + 6 * j);
+    c2[j] = load2(a + 6 * j + 4);
+  }
+  for (int j = 0; j < 6; ++j) {
+    const double d = element(c4[j], c2[j], j);
+    if (!(d > 0.0)) return false;
+    const double inv = 1.0 / __builtin_sqrt(d);
+    inv_diag[j] = inv;
+    c4[j] *= inv;
+    c2[j] *= inv;
+    for (int i = j + 1; i < 6; ++i) {
+      const double l = element(c4[j], c2[j], i);
+      c4[i] -= c4[j] * l;
+      c2[i] -= c2[j] * l;
+    }
+  }
+  for (int j = 0; j < 6; ++j) {
+    store4(a + 6 * j, c4[j]);
+    store2(a + 6 * j + 4, c2[j]);
+  }
+  return true;
+}
+
+/// Forward substitution L y = b in place for the 6 × 6 factor L (inv_diag[j] = 1/L(j, j)).
+COULOMB_BLOCK6_INLINE void solve_lower(const double* L, const double* inv_diag, double* y) {
+  v4 y4 = load4(y);
+  v2 y2 = load2(y + 4);
+  for (int j = 0; j < 6; ++j) {
+    const double yj = element(y4, y2, j) * inv_diag[j];
+    // Rows above j of column j are the factor's scratch upper triangle: subtract only below.
+    if (j < 4) y4[j] = yj;
+    else y2[j - 4] = yj;
+    for (int i = j + 1; i < 6; ++i) {
+      if (i < 4) y4[i] -= L[6 * j + i] * yj;
+      else y2[i - 4] -= L[6 * j + i] * yj;
+    }
+  }
+  store4(y, y4);
+  store2(y + 4, y2);
+}
+
+/// Back substitution Lᵀ x = y in place for the 6 × 6 factor L (inv_diag[j] = 1/L(j, j)).
+COULOMB_BLOCK6_INLINE void solve_lower_transpose(const double* L, const double* inv_diag, double* y) {
+  for (int j = 5; j >= 0; --j) {
+    double x = y[j];
+    for (int i = j + 1; i < 6; ++i) x -= L[6 * j + i] * y[i];
+    y[j] = x * inv_diag[j];
+  }
+}
+
+/// C −= X Yᵀ for 6 × 6 blocks (C(:, j) −= Σ_k X(:, k) Y(j, k)). With Y = X it is the full
+/// symmetric update D −= X Xᵀ (both triangles written; callers read the lower one).
+COULOMB_BLOCK6_INLINE void subtract_gemm_nt(const double* X, const double* Y, double* C) {
+  v4 c4[6];
+  v2 c2[6];
+  for (int j = 0; j < 6; ++j) {
+    c4[j] = load4(C + 6 * j);
+    c2[j] = load2(C + 6 * j + 4);
+  }
+  for (int k = 0; k < 6; ++k) {
+    const v4 x4 = load4(X + 6 * k);
+    const v2 x2 = load2(X + 6 * k + 4);
+    const double* yk = Y + 6 * k;  // column k of Y: Y(j, k) for j = 0..5
+    for (int j = 0; j < 6; ++j) {
+      c4[j] -= x4 * yk[j];
+      c2[j] -= x2 * yk[j];
+    }
+  }
+  for (int j = 0; j < 6; ++j) {
+    store4(C + 6 * j, c4[j]);
+    store2(C + 6 * j + 4, c2[j]);
+  }
+}
+
+/// B ← B L⁻ᵀ for a 6 × 6 block B and the 6 × 6 lower-triangular L (the factor of a diagonal
+/// block): column j of the result is (B(:, j) − Σ_{k<j} X(:, k) L(j, k)) / L(j, j).
+COULOMB_BLOCK6_INLINE void solve_right_lower_transpose(const double* L, double* B) {
+  v4 x4[6];
+  v2 x2[6];
+  for (int j = 0; j < 6; ++j) {
+    v4 b4 = load4(B + 6 * j);
+    v2 b2 = load2(B + 6 * j + 4);
+    for (int k = 0; k < j; ++k) {
+      const double l = L[6 * k + j];
+      b4 -= x4[k] * l;
+      b2 -= x2[k] * l;
+    }
+    const double inv = 1.0 / L[6 * j + j];
+    x4[j] = b4 * inv;
+    x2[j] = b2 * inv;
+    store4(B + 6 * j, x4[j]);
+    store2(B + 6 * j + 4, x2[j]);
+  }
+}
+
+/// out (6 × 6) += Jxᵀ GJy for 3 × 6 blocks Jx and GJy (column-major, leading dimension 3): the
+/// contribution of one contact to SAP's Hessian, J_aᵀ G J_b (Castro et al. Eq. 29).
+COULOMB_BLOCK6_INLINE void add_JtGJ_3x6(const double* Jx, const double* GJy, double* out) {
+  double t[18];  // Jxᵀ, 6 × 3 column-major: column r is row r of Jx
+  for (int r = 0; r < 3; ++r)
+    for (int i = 0; i < 6; ++i) t[6 * r + i] = Jx[r + 3 * i];
+  v4 x4[3];
+  v2 x2[3];
+  for (int r = 0; r < 3; ++r) {
+    x4[r] = load4(t + 6 * r);
+    x2[r] = load2(t + 6 * r + 4);
+  }
+  for (int j = 0; j < 6; ++j) {
+    v4 c4 = load4(out + 6 * j);
+    v2 c2 = load2(out + 6 * j + 4);
+    for (int r = 0; r < 3; ++r) {
+      c4 += x4[r] * GJy[3 * j + r];
+      c2 += x2[r] * GJy[3 * j + r];
+    }
+    store4(out + 6 * j, c4);
+    store2(out + 6 * j + 4, c2);
+  }
+}
+
+/// y −= B x for a 6 × 6 block B.
+COULOMB_BLOCK6_INLINE void subtract_gemv(const double* B, const double* x, double* y) {
+  v4 y4 = load4(y);
+  v2 y2 = load2(y + 4);
+  for (int k = 0; k < 6; ++k) {
+    y4 -= load4(B + 6 * k) * x[k];
+    y2 -= load2(B + 6 * k + 4) * x[k];
+  }
+  store4(y, y4);
+  store2(y + 4, y2);
+}
+
+/// y −= Bᵀ x for a 6 × 6 block B: y_k −= B(:, k) · x.
+COULOMB_BLOCK6_INLINE void subtract_gemv_transpose(const double* B, const double* x, double* y) {
+  const v4 x4 = load4(x);
+  const v2 x2 = load2(x + 4);
+  for (int k = 0; k < 6; ++k) {
+    const v4 p4 = load4(B + 6 * k) * x4;
+    const v2 p2 = load2(B + 6 * k + 4) * x2;
+    y[k] -= (p4[0] + p4[1]) + (p4[2] + p4[3]) + (p2[0] + p2[1]);
+  }
+}
+
+#undef COULOMB_BLOCK6_INLINE
+
+}  // namespace coulomb::linalg::internal::block6
+
+#pragma GCC diagnostic pop
