@@ -187,6 +187,8 @@ struct SapSolverWorkspace {
   // Block-sparse path.
   linalg::BlockSparseCholesky chol;
   std::vector<int> block_sizes;
+  std::vector<int> free_trees;  ///< trees no constraint touches: their solution is v* exactly
+  std::vector<char> tree_touched;
   std::vector<std::pair<int, int>> edges;
   // CHOLMOD path (built per solve: it is an option, not the default).
   std::unique_ptr<SparseHessian> cholmod;
@@ -237,6 +239,16 @@ double cost_at_rest(const SapProblem& problem, SapSolverWorkspace& w) {
     const SapConstraint& c = problem.constraint(i);
     const int n = c.num_rows();
     cost += c.calc(w.vc_rest.head(n), w.gamma_rest.head(n), nullptr);
+  }
+  return cost;
+}
+
+// ½ v*_tᵀ A_t v*_t summed over the free trees: their part of ℓ_p(0), which is 0 at v_t = v*_t.
+double free_trees_rest_cost(const SapProblem& problem, const SapSolverWorkspace& w) {
+  double cost = 0.0;
+  for (int t : w.free_trees) {
+    const int start = problem.tree_start(t), n = problem.tree_size(t);
+    cost += 0.5 * problem.v_star().segment(start, n).dot(w.Av_star.segment(start, n));
   }
   return cost;
 }
@@ -523,7 +535,28 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
   res.alpha_history.clear();
   res.momentum_error_history.clear();
   res.used_sparse = use_sparse;
+  // Trees that no constraint touches (a body in free fall, a robot out of reach) have the cost
+  // term ½‖v_t − v*_t‖²_A alone: their minimizer is v*_t, independent of the other trees. They
+  // start there, so their gradient and Newton step stay zero and the line search works on the
+  // coupled trees alone (otherwise a short step α, set by the contacts, leaves them at
+  // (1 − α) of their error and the stopping criterion waits for them too).
+  w.free_trees.clear();
+  {
+    w.tree_touched.assign(problem.num_trees(), 0);
+    for (int i = 0; i < problem.num_constraints(); ++i) {
+      const SapConstraint& c = problem.constraint(i);
+      for (int k = 0; k < c.num_trees(); ++k) w.tree_touched[c.tree(k)] = 1;
+    }
+    for (int t = 0; t < problem.num_trees(); ++t)
+      if (!w.tree_touched[t]) w.free_trees.push_back(t);
+  }
+  auto pin_free_trees = [&] {
+    for (int t : w.free_trees)
+      w.v.segment(problem.tree_start(t), problem.tree_size(t)) =
+          problem.v_star().segment(problem.tree_start(t), problem.tree_size(t));
+  };
   w.v = v_guess;
+  pin_free_trees();
   // Eq. 26 at the current evaluation: ‖D̃∇ℓ‖ < ε_a + ε_r max(‖D̃p‖, ‖D̃j_c‖).
   double grad_norm = 0.0, scale = 0.0;
   auto meets_eq26 = [&] {
@@ -536,8 +569,12 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
     evaluate(problem, /*with_G=*/true, w);
     bool converged = meets_eq26();
     // Start from the better of v_guess and rest (by ℓ_p), unless v_guess already meets Eq. 26.
-    if (iter == 0 && !converged && prm.try_zero_guess && !w.v.isZero(0.0) && cost_at_rest(problem, w) < w.cost) {
+    // (The free trees stay at v*: "rest" is v = 0 on the others; ℓ_p there is ℓ_p(0) less the
+    // free trees' ½ v*ᵀ A v*.)
+    if (iter == 0 && !converged && prm.try_zero_guess && !w.v.isZero(0.0) &&
+        cost_at_rest(problem, w) - free_trees_rest_cost(problem, w) < w.cost) {
       w.v.setZero();
+      pin_free_trees();
       evaluate(problem, /*with_G=*/true, w);
       converged = meets_eq26();
     }

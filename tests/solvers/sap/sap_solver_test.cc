@@ -199,6 +199,68 @@ TEST(SapSolverTest, SparseEqualsDenseOnFreeBodies) {
   }
 }
 
+// Trees that no constraint touches (bodies in free fall) are pinned at v* from the start
+// (sap_solver.cc): their velocities must be v* exactly, and the coupled trees' velocities must
+// be those of the same problem with the free trees left out, after as many Newton iterations,
+// for every linear solver, from a guess far from v* and from the zero guess.
+TEST(SapSolverTest, FreeTreesArePinnedAtTheFreeMotion) {
+  std::mt19937 rng(198);
+  std::normal_distribution<double> N(0.0, 1.0);
+  const int T = 36;
+  std::vector<int> coupled;  // trees 0, 3, 6, ... and 1, 4, ...: two of every three
+  for (int t = 0; t < T; ++t)
+    if (t % 3 != 2) coupled.push_back(t);
+  std::vector<MatrixXd> A, A_coupled;
+  for (int t = 0; t < T; ++t) A.push_back(testing::random_spd(rng, 6));
+  for (int t : coupled) A_coupled.push_back(A[t]);
+  VectorXd v_star(6 * T), v_star_coupled(6 * static_cast<int>(coupled.size()));
+  for (int i = 0; i < v_star.size(); ++i) v_star[i] = N(rng);
+  for (size_t k = 0; k < coupled.size(); ++k) v_star_coupled.segment(6 * k, 6) = v_star.segment(6 * coupled[k], 6);
+  SapProblem full(0.01, A, v_star), reduced(0.01, A_coupled, v_star_coupled);
+  std::uniform_int_distribution<int> pick(0, static_cast<int>(coupled.size()) - 1);
+  for (int i = 0; i < 40; ++i) {
+    FrictionConeParameters p;
+    p.mu = 0.5;
+    p.stiffness = std::numeric_limits<double>::infinity();
+    p.phi0 = -1e-3 * std::abs(N(rng));
+    MatrixXd J0(3, 6), J1(3, 6);
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 6; ++c) J0(r, c) = N(rng), J1(r, c) = N(rng);
+    const int k0 = pick(rng), k1 = pick(rng);
+    if (k0 == k1) {
+      full.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, coupled[k0], J0));
+      reduced.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, k0, J0));
+    } else {
+      full.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, coupled[k0], J0, coupled[k1], J1));
+      reduced.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, k0, J0, k1, J1));
+    }
+  }
+  VectorXd far_guess(6 * T);
+  for (int i = 0; i < far_guess.size(); ++i) far_guess[i] = 10.0 * N(rng);
+  for (SapLinearSolver linear : {SapLinearSolver::kDense, SapLinearSolver::kBlockSparse, SapLinearSolver::kSparse}) {
+    for (bool zero_guess : {false, true}) {
+      SCOPED_TRACE("linear solver " + std::to_string(static_cast<int>(linear)) + (zero_guess ? ", zero guess" : ""));
+      SapSolverParameters prm = tight(1e-10);
+      prm.linear_solver = linear;
+      const VectorXd guess = zero_guess ? VectorXd::Zero(6 * T) : far_guess;
+      const SapSolverResults r = SapSolver(prm).solve(full, guess);
+      VectorXd guess_coupled(v_star_coupled.size());
+      for (size_t k = 0; k < coupled.size(); ++k) guess_coupled.segment(6 * k, 6) = guess.segment(6 * coupled[k], 6);
+      const SapSolverResults rr = SapSolver(prm).solve(reduced, guess_coupled);
+      ASSERT_EQ(r.status, SapSolverStatus::kSuccess);
+      ASSERT_EQ(rr.status, SapSolverStatus::kSuccess);
+      // The free trees do not change the Newton iterates of the others (the line search sees
+      // only the coupled trees), so the iteration counts agree.
+      EXPECT_EQ(r.iterations, rr.iterations);
+      for (int t = 2; t < T; t += 3) EXPECT_EQ(r.v.segment(6 * t, 6), v_star.segment(6 * t, 6)) << "tree " << t;
+      double worst = 0.0;
+      for (size_t k = 0; k < coupled.size(); ++k)
+        worst = std::max(worst, (r.v.segment(6 * coupled[k], 6) - rr.v.segment(6 * k, 6)).norm());
+      EXPECT_LT(worst, 1e-8 * std::max(1.0, rr.v.norm()));
+    }
+  }
+}
+
 // One solver object reused across problems of different sizes and patterns (its buffers and
 // symbolic analysis are kept between solves) gives what a fresh solver gives; so does a problem
 // rebuilt with reset() and caller-owned constraints.
