@@ -16,6 +16,7 @@
 #include "coulomb/solvers/sap/sap_line_search.h"
 #include "linalg/block6_kernels.h"
 #include "linalg/block_kernels.h"
+#include "linalg/dense_kernels.h"
 
 namespace coulomb::solvers::sap {
 
@@ -263,10 +264,23 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
     if (w.A_factor.size() < static_cast<size_t>(n) * n) w.A_factor.resize(static_cast<size_t>(n) * n);
     Eigen::Map<Eigen::MatrixXd> A_factor(w.A_factor.data(), n, n);  // trees differ in size: a grow-only buffer
     A_factor = problem.A(t);
-    w.A_inverse[t].resize(n, n);
+    // A⁻¹ serves the Delassus estimates only, so trees no constraint touches (w.tree_touched)
+    // get their factorization as the positive-definiteness check and nothing more. Free
+    // bodies (6 × 6) take the plain kernels of linalg/dense_kernels.h; other trees Eigen's LLT
+    // (see the note above on the A1's sensitivity to round-off).
+    if (n == 6) {
+      if (!linalg::internal::small_cholesky_in_place<6>(A_factor.data(), 6))
+        throw std::invalid_argument("SapProblem: A block " + std::to_string(t) + " is not positive definite");
+      if (!w.tree_touched[t]) continue;
+      w.A_inverse[t].resize(6, 6);
+      double scratch[36];
+      linalg::internal::inverse_from_cholesky(A_factor.data(), 6, w.A_inverse[t].data(), scratch);
+      continue;
+    }
     Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(A_factor);
     if (llt.info() != Eigen::Success)
       throw std::invalid_argument("SapProblem: A block " + std::to_string(t) + " is not positive definite");
+    if (!w.tree_touched[t]) continue;
     w.A_inverse[t].setIdentity(n, n);
     llt.solveInPlace(w.A_inverse[t]);
   }
@@ -497,6 +511,17 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
   if (!v_guess.allFinite()) throw std::invalid_argument("SapSolver: v_guess is not finite");
   size_buffers(problem, w);
   analyze_sparsity(problem, w);
+  // Trees that no constraint touches (see the pinning below).
+  w.free_trees.clear();
+  {
+    w.tree_touched.assign(problem.num_trees(), 0);
+    for (int i = 0; i < problem.num_constraints(); ++i) {
+      const SapConstraint& c = problem.constraint(i);
+      for (int k = 0; k < c.num_trees(); ++k) w.tree_touched[c.tree(k)] = 1;
+    }
+    for (int t = 0; t < problem.num_trees(); ++t)
+      if (!w.tree_touched[t]) w.free_trees.push_back(t);
+  }
   prepare_constraints(problem, w);
 
   // Stopping-criterion scaling D̃ = diag(A)^{-1/2} (Eq. 25; Drake's choice, digest §3.5).
@@ -540,16 +565,6 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
   // start there, so their gradient and Newton step stay zero and the line search works on the
   // coupled trees alone (otherwise a short step α, set by the contacts, leaves them at
   // (1 − α) of their error and the stopping criterion waits for them too).
-  w.free_trees.clear();
-  {
-    w.tree_touched.assign(problem.num_trees(), 0);
-    for (int i = 0; i < problem.num_constraints(); ++i) {
-      const SapConstraint& c = problem.constraint(i);
-      for (int k = 0; k < c.num_trees(); ++k) w.tree_touched[c.tree(k)] = 1;
-    }
-    for (int t = 0; t < problem.num_trees(); ++t)
-      if (!w.tree_touched[t]) w.free_trees.push_back(t);
-  }
   auto pin_free_trees = [&] {
     for (int t : w.free_trees)
       w.v.segment(problem.tree_start(t), problem.tree_size(t)) =
