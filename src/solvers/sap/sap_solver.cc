@@ -32,13 +32,13 @@ const char* to_string(SapSolverStatus status) {
 
 namespace {
 
-// Trees' A and the dense Newton matrix are factored with Eigen's LLT. The plain-loop kernels of
-// linalg/dense_kernels.h (used by BlockSparseCholesky) were tried here too: with trees up to 48
-// DOF, a1_drop's prepare_constraints took 57 M instead of 78 M instructions per 1000 steps, but
-// the A1 controller acceptance tests moved with those round-off-level changes of the step
-// (ControlAcceptanceTest.QpMuTrotsStraightAtTheCommandedSpeed: one unsolved ID step in 10 s; the
-// trot's normal-force prediction 4.3 % -> 7.2 %), a sensitivity still to be understood
-// (commits 0c2fade and 3e69367).
+// Trees' A and the dense Newton matrix up to kSmallTree (32) velocities are factored with the
+// plain-loop kernels of linalg/dense_kernels.h, larger ones with Eigen's LLT. The kernels were
+// first tried here in commits 0c2fade and 3e69367 and reverted: the A1 controller acceptance
+// tests moved with the round-off-level change of the step (one unsolved ID step in 10 s of
+// ControlAcceptanceTest.QpMuTrotsStraightAtTheCommandedSpeed). That was the ID solver's Stage I
+// giving up on a stalled interior point that active-set polishing solves exactly; it polishes
+// now (qp_two_stage.cc), and the kernels are back: a1_drop's step 499 k -> 472 k instructions.
 
 using ColMajor3X = Eigen::Matrix<double, 3, Eigen::Dynamic>;
 using OuterStrided = Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
@@ -190,6 +190,7 @@ struct SapSolverWorkspace {
   std::vector<int> block_sizes;
   std::vector<int> free_trees;  ///< trees no constraint touches: their solution is v* exactly
   std::vector<char> tree_touched;
+  std::vector<double> A_scratch;  ///< inverse_from_cholesky's scratch (grow-only)
   std::vector<std::pair<int, int>> edges;
   // CHOLMOD path (built per solve: it is an option, not the default).
   std::unique_ptr<SparseHessian> cholmod;
@@ -256,6 +257,8 @@ double free_trees_rest_cost(const SapProblem& problem, const SapSolverWorkspace&
 
 // Prepares each constraint with the Delassus block estimate W_ii ≈ Σ_t J_it A_t⁻¹ J_itᵀ
 // (Castro et al. §V-B, with A in place of M; digest §8 item 8).
+constexpr int kSmallTree = 32;  // trees up to this size take the plain kernels
+
 void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
   const int T = problem.num_trees();
   w.A_inverse.resize(T);
@@ -268,13 +271,14 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
     // get their factorization as the positive-definiteness check and nothing more. Free
     // bodies (6 × 6) take the plain kernels of linalg/dense_kernels.h; other trees Eigen's LLT
     // (see the note above on the A1's sensitivity to round-off).
-    if (n == 6) {
-      if (!linalg::internal::small_cholesky_in_place<6>(A_factor.data(), 6))
-        throw std::invalid_argument("SapProblem: A block " + std::to_string(t) + " is not positive definite");
+    if (n <= kSmallTree) {
+      const bool ok = n == 6 ? linalg::internal::small_cholesky_in_place<6>(A_factor.data(), 6)
+                             : linalg::internal::small_cholesky_in_place<0>(A_factor.data(), n);
+      if (!ok) throw std::invalid_argument("SapProblem: A block " + std::to_string(t) + " is not positive definite");
       if (!w.tree_touched[t]) continue;
-      w.A_inverse[t].resize(6, 6);
-      double scratch[36];
-      linalg::internal::inverse_from_cholesky(A_factor.data(), 6, w.A_inverse[t].data(), scratch);
+      w.A_inverse[t].resize(n, n);
+      if (w.A_scratch.size() < static_cast<size_t>(n) * n) w.A_scratch.resize(static_cast<size_t>(n) * n);
+      linalg::internal::inverse_from_cholesky(A_factor.data(), n, w.A_inverse[t].data(), w.A_scratch.data());
       continue;
     }
     Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(A_factor);
@@ -645,12 +649,21 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
         w.H.block(s, s, n, n) = problem.A(t);
       }
       assemble_constraint_hessians(problem, w);
-      w.llt.compute(w.H);  // reads the lower triangle
-      if (w.llt.info() != Eigen::Success) {
-        res.status = SapSolverStatus::kLinearSolverFailure;
-        break;
+      if (nv <= kSmallTree) {  // the plain kernels (a robot alone)
+        if (!linalg::internal::small_cholesky_in_place<0>(w.H.data(), nv)) {
+          res.status = SapSolverStatus::kLinearSolverFailure;
+          break;
+        }
+        linalg::internal::solve_lower<0>(w.H.data(), nv, w.dv.data());
+        linalg::internal::solve_lower_transpose<0>(w.H.data(), nv, w.dv.data());
+      } else {
+        w.llt.compute(w.H);  // reads the lower triangle
+        if (w.llt.info() != Eigen::Success) {
+          res.status = SapSolverStatus::kLinearSolverFailure;
+          break;
+        }
+        w.llt.solveInPlace(w.dv);
       }
-      w.llt.solveInPlace(w.dv);
     }
     if (!w.dv.allFinite()) {
       res.status = SapSolverStatus::kLinearSolverFailure;
