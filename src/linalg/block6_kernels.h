@@ -45,6 +45,22 @@ COULOMB_BLOCK6_INLINE v2 load2(const double* p) {
 COULOMB_BLOCK6_INLINE void store4(double* p, const v4& x) { __builtin_memcpy(p, &x, sizeof x); }
 COULOMB_BLOCK6_INLINE void store2(double* p, const v2& x) { __builtin_memcpy(p, &x, sizeof x); }
 
+/// The 6 columns of a 6 × 6 block into / out of registers.
+COULOMB_BLOCK6_INLINE void load_block(const double* a, v4 (&c4)[6], v2 (&c2)[6]) {
+  COULOMB_BLOCK6_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    c4[j] = load4(a + 6 * j);
+    c2[j] = load2(a + 6 * j + 4);
+  }
+}
+COULOMB_BLOCK6_INLINE void store_block(double* a, const v4 (&c4)[6], const v2 (&c2)[6]) {
+  COULOMB_BLOCK6_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    store4(a + 6 * j, c4[j]);
+    store2(a + 6 * j + 4, c2[j]);
+  }
+}
+
 /// Element i of a column held as (c4, c2); i must be a compile-time constant after unrolling.
 COULOMB_BLOCK6_INLINE double element(const v4& c4, const v2& c2, int i) { return i < 4 ? c4[i] : c2[i - 4]; }
 
@@ -55,11 +71,7 @@ COULOMB_BLOCK6_INLINE double element(const v4& c4, const v2& c2, int i) { return
 COULOMB_BLOCK6_INLINE bool cholesky_in_place(double* a, double* inv_diag) {
   v4 c4[6];
   v2 c2[6];
-  COULOMB_BLOCK6_UNROLL
-  for (int j = 0; j < 6; ++j) {
-    c4[j] = load4(a + 6 * j);
-    c2[j] = load2(a + 6 * j + 4);
-  }
+  load_block(a, c4, c2);
   COULOMB_BLOCK6_UNROLL
   for (int j = 0; j < 6; ++j) {
     const double d = element(c4[j], c2[j], j);
@@ -75,11 +87,7 @@ COULOMB_BLOCK6_INLINE bool cholesky_in_place(double* a, double* inv_diag) {
       c2[i] -= c2[j] * l;
     }
   }
-  COULOMB_BLOCK6_UNROLL
-  for (int j = 0; j < 6; ++j) {
-    store4(a + 6 * j, c4[j]);
-    store2(a + 6 * j + 4, c2[j]);
-  }
+  store_block(a, c4, c2);
   return true;
 }
 
@@ -119,11 +127,7 @@ COULOMB_BLOCK6_INLINE void solve_lower_transpose(const double* L, const double* 
 COULOMB_BLOCK6_INLINE void subtract_gemm_nt(const double* X, const double* Y, double* C) {
   v4 c4[6];
   v2 c2[6];
-  COULOMB_BLOCK6_UNROLL
-  for (int j = 0; j < 6; ++j) {
-    c4[j] = load4(C + 6 * j);
-    c2[j] = load2(C + 6 * j + 4);
-  }
+  load_block(C, c4, c2);
   COULOMB_BLOCK6_UNROLL
   for (int k = 0; k < 6; ++k) {
     const v4 x4 = load4(X + 6 * k);
@@ -135,11 +139,7 @@ COULOMB_BLOCK6_INLINE void subtract_gemm_nt(const double* X, const double* Y, do
       c2[j] -= x2 * yk[j];
     }
   }
-  COULOMB_BLOCK6_UNROLL
-  for (int j = 0; j < 6; ++j) {
-    store4(C + 6 * j, c4[j]);
-    store2(C + 6 * j + 4, c2[j]);
-  }
+  store_block(C, c4, c2);
 }
 
 /// B ← B L⁻ᵀ for a 6 × 6 block B and the 6 × 6 lower-triangular L (the factor of a diagonal

@@ -155,6 +155,25 @@ TEST(SapSolverTest, SparseEqualsDense) {
   }
 }
 
+// A rigid (k = ∞) contact with μ = 0.5, a small penetration and random 3 × 6 Jacobian blocks
+// on two free bodies.
+struct RandomContact {
+  FrictionConeParameters p;
+  MatrixXd J0, J1;
+};
+RandomContact random_free_body_contact(std::mt19937& rng) {
+  std::normal_distribution<double> N(0.0, 1.0);
+  RandomContact c;
+  c.p.mu = 0.5;
+  c.p.stiffness = std::numeric_limits<double>::infinity();
+  c.p.phi0 = -1e-3 * std::abs(N(rng));
+  c.J0.resize(3, 6);
+  c.J1.resize(3, 6);
+  for (int r = 0; r < 3; ++r)
+    for (int k = 0; k < 6; ++k) c.J0(r, k) = N(rng), c.J1(r, k) = N(rng);
+  return c;
+}
+
 // The fixed-size kernels (3-row contacts on 6-velocity free bodies) against the dense path: a
 // pile of free bodies, every tree of size 6. Both copies of the block kernels (baseline and
 // AVX2 + FMA, linalg/block_kernels.h: the Hessian assembly and the factorization) are checked.
@@ -170,13 +189,7 @@ TEST(SapSolverTest, SparseEqualsDenseOnFreeBodies) {
     SapProblem problem(0.01, A, v_star);
     std::uniform_int_distribution<int> pick(0, T - 1);
     for (int i = 0; i < 80; ++i) {
-      FrictionConeParameters p;
-      p.mu = 0.5;
-      p.stiffness = std::numeric_limits<double>::infinity();
-      p.phi0 = -1e-3 * std::abs(N(rng));
-      MatrixXd J0(3, 6), J1(3, 6);
-      for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 6; ++c) J0(r, c) = N(rng), J1(r, c) = N(rng);
+      const auto [p, J0, J1] = random_free_body_contact(rng);
       const int t0 = pick(rng), t1 = pick(rng);
       if (t0 == t1) problem.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, t0, J0));
       else problem.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, t0, J0, t1, J1));
@@ -219,13 +232,7 @@ TEST(SapSolverTest, FreeTreesArePinnedAtTheFreeMotion) {
   SapProblem full(0.01, A, v_star), reduced(0.01, A_coupled, v_star_coupled);
   std::uniform_int_distribution<int> pick(0, static_cast<int>(coupled.size()) - 1);
   for (int i = 0; i < 40; ++i) {
-    FrictionConeParameters p;
-    p.mu = 0.5;
-    p.stiffness = std::numeric_limits<double>::infinity();
-    p.phi0 = -1e-3 * std::abs(N(rng));
-    MatrixXd J0(3, 6), J1(3, 6);
-    for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 6; ++c) J0(r, c) = N(rng), J1(r, c) = N(rng);
+    const auto [p, J0, J1] = random_free_body_contact(rng);
     const int k0 = pick(rng), k1 = pick(rng);
     if (k0 == k1) {
       full.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, coupled[k0], J0));
