@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "coulomb/io/scene_loader.h"
+#include "coulomb/linalg/block_sparse_cholesky.h"
 #include "coulomb/simulation/simulator.h"
 
 #include "commands.h"
@@ -182,6 +183,7 @@ int run_bench(const BenchOptions& o) {
     j["contacts_max"] = contacts_max;
     j["max_penetration"] = penetration;
     j["failures"] = failures;
+    j["kernels"] = linalg::BlockSparseCholesky::kernel_copy();
     nlohmann::json js;
     for (const auto& [name, seconds] : stages)
       js[name] = {{"us_per_step", 1e6 * seconds / total_steps}, {"fraction", total > 0 ? seconds / total : 0.0}};
@@ -194,6 +196,8 @@ int run_bench(const BenchOptions& o) {
               contact::to_string(scene.contact.approximation));
   std::printf("%d steps from each of %d starting states (translations perturbed by up to %g m; the first is the scene's own)\n",
               steps, o.states, o.perturb);
+  std::printf("linear algebra     %s kernels for the 6 x 6 blocks of free bodies (chosen by the processor)\n",
+              linalg::BlockSparseCholesky::kernel_copy());
   std::printf("steps/s            %s (median; range %s - %s), real-time factor %.3g\n", with_commas(sps_median).c_str(),
               with_commas(sps_min).c_str(), with_commas(sps_max).c_str(), sps_median * params.time_step);
   std::printf("iterations/step    %.2f (max %d); line search %.2f; free motion %.2f\n", iterations, iterations_max,

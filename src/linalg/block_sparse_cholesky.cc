@@ -370,6 +370,8 @@ class BlockSparseCholeskyNumeric {
   }
 };
 
+const char* BlockSparseCholesky::kernel_copy() { return internal::block_kernels_in_use(); }
+
 bool BlockSparseCholesky::factorize() {
   return internal::use_avx2_kernels() ? BlockSparseCholeskyNumeric::factorize_avx2(*this)
                             : BlockSparseCholeskyNumeric::factorize_baseline(*this);

@@ -46,6 +46,8 @@ TEST(BenchCliTest, OneStateMatchesSimulateStats) {
   EXPECT_DOUBLE_EQ(j.at("max_penetration").get<double>(), stats.at("max_penetration_m").get<double>());
   EXPECT_GT(j.at("iterations_per_step").get<double>(), 0.5);
   EXPECT_EQ(j.at("failures").get<int>(), 0);
+  const std::string kernels = j.at("kernels").get<std::string>();
+  EXPECT_TRUE(kernels == "avx2-fma" || kernels == "baseline") << kernels;
 }
 
 TEST(BenchCliTest, StagesAddUpAndStatesDiffer) {

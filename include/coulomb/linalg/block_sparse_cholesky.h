@@ -67,6 +67,10 @@ class BlockSparseCholesky {
   /// Solves H x = b in place (x holds b on entry). factorize() must have succeeded.
   void solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const;
 
+  /// Which compiled copy of the numeric kernels factorize() and solve_in_place() run on this
+  /// processor: "avx2-fma" or "baseline" (see the note at the top). Benchmarks report it.
+  static const char* kernel_copy();
+
   /// The matrix the blocks currently hold (before factorize), dense, for tests.
   Eigen::MatrixXd dense() const;
 
