@@ -667,12 +667,12 @@ if "profile" in sections:
             ("of which `CollisionWorld::compute_contacts`", r"CollisionWorld::compute_contacts$", 2),
             ("stage 0: `contact::contact_jacobian`", r"coulomb::contact::contact_jacobian$", 1),
             ("stage 1: `Simulator::free_motion`", r"Simulator::free_motion$", 1),
-            ("of which `multibody::crba`", r"coulomb::multibody::crba$", 2),
+            ("of which `multibody::crba_trees`", r"coulomb::multibody::crba_trees(_from_joint_poses)?$", 2),
             ("of which `multibody::bias_forces`", r"coulomb::multibody::bias_forces$", 2),
             ("stage 2: `SapSolver::solve`", r"SapSolver::solve$", 1),
-            ("Newton system: `BlockSparseHessian::factorize`", r"BlockSparseHessian::factorize$", 2),
-            ("of which `BlockSparseCholesky::factorize`", r"BlockSparseCholesky::factorize$", 3),
-            ("of which `BlockSparseCholesky::add_block`", r"BlockSparseCholesky::add_block$", 3),
+            ("Newton system: `assemble_constraint_hessians` (Jᵀ G J)", r"assemble_constraint_hessians(_avx2|_baseline)?$", 2),
+            ("Newton system: `BlockSparseCholesky::factorize`", r"BlockSparseCholesky::factorize$", 2),
+            ("Newton system: `BlockSparseCholesky::solve_in_place`", r"BlockSparseCholesky::solve_in_place$", 2),
             ("Newton system: dense path `llt_inplace`", r"llt_inplace::blocked$", 2),
             ("line search: `exact_line_search`", r"exact_line_search$", 2),
             ("cost, gradient, Hessian blocks: `evaluate`", r"sap::\(anon\)::evaluate$", 2),
@@ -683,14 +683,17 @@ if "profile" in sections:
             ("CLI output: `StepsWriter::write`", r"StepsWriter::write$", 0),
         ]
         parts = {k: find(p) for k, p in [
-            ("solve", r"SapSolver::solve$"), ("hessian", r"BlockSparseHessian::factorize$"),
+            ("solve", r"SapSolver::solve$"), ("assemble", r"assemble_constraint_hessians(_avx2|_baseline)?$"),
+            ("factor", r"BlockSparseCholesky::factorize$"), ("newton_solve", r"BlockSparseCholesky::solve_in_place$"),
             ("line", r"exact_line_search$"), ("eval", r"sap::\(anon\)::evaluate$"),
-            ("free", r"Simulator::free_motion$"), ("crba", r"coulomb::multibody::crba$"),
+            ("free", r"Simulator::free_motion$"), ("crba", r"coulomb::multibody::crba_trees(_from_joint_poses)?$"),
             ("gather", r"coulomb::contact::gather_contacts$"), ("jac", r"coulomb::contact::contact_jacobian$"),
             ("poses", r"CollisionWorld::update_poses$")]}
         if step:
             pc = lambda k: "—" if parts.get(k) is None else f"{100 * parts[k] / step:.0f} %"
             detect = sum(parts[k] for k in ("gather", "jac", "poses") if parts.get(k))
+            newton = [parts[k] for k in ("assemble", "factor", "newton_solve") if parts.get(k)]
+            parts["hessian"] = sum(newton) if newton else None
             w(f"Summary (share of `Simulator::step`): SAP's contact solve {pc('solve')} — assembling and "
               f"factorizing the Newton system {pc('hessian')}, the exact line search {pc('line')}, cost and "
               f"gradient evaluations {pc('eval')}; the free motion {pc('free')} (of which CRBA {pc('crba')}); "
