@@ -161,18 +161,17 @@ BlockSparseCholesky::BlockStorage BlockSparseCholesky::storage(int s, int t) {
 
 namespace {
 
+using internal::kPlainKernelMaxSize;
 using internal::small_cholesky_in_place;
 using internal::solve_lower;
 using internal::solve_lower_transpose;
 
-// Small dense kernels on column-major blocks. Each is a template on a compile-time size N: N > 0
-// fixes every dimension to N (free bodies: N = 6, fully unrolled), N = 0 takes them at run time.
+// Small dense kernels on column-major blocks of run-time size (robots' trees); the 6 × 6 blocks
+// of free bodies take block6_kernels.h instead.
 
 // B (m × n, leading dimension m) ← B L^{-T} for the n × n lower-triangular L (leading
 // dimension n): column j of X is (B(:, j) − Σ_{k<j} X(:, k) L(j, k)) / L(j, j).
-template <int N>
 [[gnu::always_inline]] inline void solve_right_lower_transpose(const double* L, int n, double* B, int m) {
-  if constexpr (N > 0) n = m = N;
   for (int j = 0; j < n; ++j) {
     double* xj = B + static_cast<ptrdiff_t>(j) * m;
     for (int k = 0; k < j; ++k) {
@@ -186,9 +185,7 @@ template <int N>
 }
 
 // Lower triangle of D (m × m) −= X Xᵀ, X m × p.
-template <int N>
 [[gnu::always_inline]] inline void subtract_syrk_lower(const double* X, int m, int p, double* D) {
-  if constexpr (N > 0) m = p = N;
   for (int k = 0; k < p; ++k) {
     const double* xk = X + static_cast<ptrdiff_t>(k) * m;
     for (int b = 0; b < m; ++b) {
@@ -200,9 +197,7 @@ template <int N>
 }
 
 // C (m × q) −= X Yᵀ, X m × p, Y q × p.
-template <int N>
 [[gnu::always_inline]] inline void subtract_gemm_nt(const double* X, int m, const double* Y, int q, int p, double* C) {
-  if constexpr (N > 0) m = q = p = N;
   for (int k = 0; k < p; ++k) {
     const double* xk = X + static_cast<ptrdiff_t>(k) * m;
     const double* yk = Y + static_cast<ptrdiff_t>(k) * q;
@@ -215,18 +210,14 @@ template <int N>
 }
 
 // y_i −= B y_k (B m × p) and its transpose y_k −= Bᵀ y_i.
-template <int N>
 [[gnu::always_inline]] inline void subtract_gemv(const double* B, int m, int p, const double* x, double* y) {
-  if constexpr (N > 0) m = p = N;
   for (int k = 0; k < p; ++k) {
     const double* bk = B + static_cast<ptrdiff_t>(k) * m;
     const double xk = x[k];
     for (int i = 0; i < m; ++i) y[i] -= bk[i] * xk;
   }
 }
-template <int N>
 [[gnu::always_inline]] inline void subtract_gemv_transpose(const double* B, int m, int p, const double* x, double* y) {
-  if constexpr (N > 0) m = p = N;
   for (int k = 0; k < p; ++k) {
     const double* bk = B + static_cast<ptrdiff_t>(k) * m;
     double acc = 0.0;
@@ -234,8 +225,6 @@ template <int N>
     y[k] -= acc;
   }
 }
-
-constexpr int kSmallBlock = 32;
 
 }  // namespace
 
@@ -248,8 +237,11 @@ namespace {
 
 bool processor_has_avx2_fma() {
 #if COULOMB_HAVE_AVX2_COPY
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  return has;
 #else
   return false;
 #endif
@@ -260,10 +252,7 @@ std::atomic<bool> g_force_baseline{false};
 }  // namespace
 
 namespace internal {
-bool use_avx2_kernels() {
-  static const bool available = processor_has_avx2_fma();
-  return available && !g_force_baseline.load(std::memory_order_relaxed);
-}
+bool use_avx2_kernels() { return processor_has_avx2_fma() && !g_force_baseline.load(std::memory_order_relaxed); }
 bool block_kernels_avx2_available() { return processor_has_avx2_fma(); }
 void force_baseline_block_kernels(bool force) { g_force_baseline.store(force, std::memory_order_relaxed); }
 const char* block_kernels_in_use() { return use_avx2_kernels() ? "avx2-fma" : "baseline"; }
@@ -290,7 +279,7 @@ class BlockSparseCholeskyNumeric {
       // Only the lower triangle is the matrix; the factor L_kk overwrites it.
       if (nk == 6) {
         if (!b6::cholesky_in_place(D.data(), c.inv_diag_.data() + c.permuted_offset_[k])) return false;
-      } else if (nk <= kSmallBlock) {
+      } else if (nk <= kPlainKernelMaxSize) {
         if (!small_cholesky_in_place<0>(D.data(), nk)) return false;
       } else {
         Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(D);
@@ -301,7 +290,7 @@ class BlockSparseCholeskyNumeric {
         Eigen::MatrixXd& B = c.off_[l.block];
         const int ni = static_cast<int>(B.rows());
         if (nk == 6 && ni == 6) b6::solve_right_lower_transpose(D.data(), B.data());
-        else if (nk <= kSmallBlock) solve_right_lower_transpose<0>(D.data(), nk, B.data(), ni);
+        else if (nk <= kPlainKernelMaxSize) solve_right_lower_transpose(D.data(), nk, B.data(), ni);
         else D.transpose().triangularView<Eigen::Upper>().solveInPlace<Eigen::OnTheRight>(B);
       }
       // Schur complement updates of the later blocks: D_i −= L_ik L_ikᵀ (lower triangle),
@@ -311,17 +300,17 @@ class BlockSparseCholeskyNumeric {
         const Lower& li = col[a];
         const Eigen::MatrixXd& Li = c.off_[li.block];
         const int ni = static_cast<int>(Li.rows());
-        const bool small = ni <= kSmallBlock && nk <= kSmallBlock;
+        const bool small = ni <= kPlainKernelMaxSize && nk <= kPlainKernelMaxSize;
         double* Di = c.diag_[li.position].data();
         if (ni == 6 && nk == 6) b6::subtract_gemm_nt(Li.data(), Li.data(), Di);  // both triangles
-        else if (small) subtract_syrk_lower<0>(Li.data(), ni, nk, Di);
+        else if (small) subtract_syrk_lower(Li.data(), ni, nk, Di);
         else c.diag_[li.position].triangularView<Eigen::Lower>() -= Li * Li.transpose();
         for (size_t b = 0; b < a; ++b) {
           const Eigen::MatrixXd& Lj = c.off_[col[b].block];
           Eigen::MatrixXd& C = c.off_[c.update_target_[u++]];
           const int nj = static_cast<int>(Lj.rows());
           if (ni == 6 && nj == 6 && nk == 6) b6::subtract_gemm_nt(Li.data(), Lj.data(), C.data());
-          else if (small && nj <= kSmallBlock) subtract_gemm_nt<0>(Li.data(), ni, Lj.data(), nj, nk, C.data());
+          else if (small && nj <= kPlainKernelMaxSize) subtract_gemm_nt(Li.data(), ni, Lj.data(), nj, nk, C.data());
           else C.noalias() -= Li * Lj.transpose();
         }
       }
@@ -347,7 +336,7 @@ class BlockSparseCholeskyNumeric {
         const Eigen::MatrixXd& B = c.off_[l.block];
         double* yi = y + c.permuted_offset_[l.position];
         if (nk == 6 && B.rows() == 6) b6::subtract_gemv(B.data(), yk, yi);
-        else subtract_gemv<0>(B.data(), static_cast<int>(B.rows()), nk, yk, yi);
+        else subtract_gemv(B.data(), static_cast<int>(B.rows()), nk, yk, yi);
       }
     }
     // Backward: Lᵀ x = y.
@@ -358,7 +347,7 @@ class BlockSparseCholeskyNumeric {
         const Eigen::MatrixXd& B = c.off_[l.block];
         const double* yi = y + c.permuted_offset_[l.position];
         if (nk == 6 && B.rows() == 6) b6::subtract_gemv_transpose(B.data(), yi, yk);
-        else subtract_gemv_transpose<0>(B.data(), static_cast<int>(B.rows()), nk, yi, yk);
+        else subtract_gemv_transpose(B.data(), static_cast<int>(B.rows()), nk, yi, yk);
       }
       if (nk == 6) b6::solve_lower_transpose(c.diag_[k].data(), c.inv_diag_.data() + c.permuted_offset_[k], yk);
       else solve_lower_transpose<0>(c.diag_[k].data(), nk, yk);
@@ -374,7 +363,7 @@ const char* BlockSparseCholesky::kernel_copy() { return internal::block_kernels_
 
 bool BlockSparseCholesky::factorize() {
   return internal::use_avx2_kernels() ? BlockSparseCholeskyNumeric::factorize_avx2(*this)
-                            : BlockSparseCholeskyNumeric::factorize_baseline(*this);
+                                      : BlockSparseCholeskyNumeric::factorize_baseline(*this);
 }
 
 void BlockSparseCholesky::solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const {

@@ -11,6 +11,10 @@
 
 namespace coulomb::linalg::internal {
 
+/// Largest size (rows of a square block) for which the plain kernels here beat Eigen's blocked
+/// LLT and products; BlockSparseCholesky and SAP's dense path switch to Eigen above it.
+constexpr int kPlainKernelMaxSize = 32;
+
 // In-place Cholesky of the lower triangle of the n × n matrix a (leading dimension n): a = L Lᵀ
 // with L overwriting the lower triangle. Returns false if a pivot is not positive.
 template <int N>

@@ -32,8 +32,8 @@ const char* to_string(SapSolverStatus status) {
 
 namespace {
 
-// Trees' A and the dense Newton matrix up to kSmallTree (32) velocities are factored with the
-// plain-loop kernels of linalg/dense_kernels.h, larger ones with Eigen's LLT. The kernels were
+// Trees' A and the dense Newton matrix up to kPlainKernelMaxSize (32) velocities are factored
+// with the plain-loop kernels of linalg/dense_kernels.h, larger ones with Eigen's LLT. The kernels were
 // first tried here in commits 0c2fade and 3e69367 and reverted: the A1 controller acceptance
 // tests moved with the round-off-level change of the step (one unsolved ID step in 10 s of
 // ControlAcceptanceTest.QpMuTrotsStraightAtTheCommandedSpeed). That was the ID solver's Stage I
@@ -257,8 +257,6 @@ double free_trees_rest_cost(const SapProblem& problem, const SapSolverWorkspace&
 
 // Prepares each constraint with the Delassus block estimate W_ii ≈ Σ_t J_it A_t⁻¹ J_itᵀ
 // (Castro et al. §V-B, with A in place of M; digest §8 item 8).
-constexpr int kSmallTree = 32;  // trees up to this size take the plain kernels
-
 void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
   const int T = problem.num_trees();
   w.A_inverse.resize(T);
@@ -268,10 +266,10 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
     Eigen::Map<Eigen::MatrixXd> A_factor(w.A_factor.data(), n, n);  // trees differ in size: a grow-only buffer
     A_factor = problem.A(t);
     // A⁻¹ serves the Delassus estimates only, so trees no constraint touches (w.tree_touched)
-    // get their factorization as the positive-definiteness check and nothing more. Free
-    // bodies (6 × 6) take the plain kernels of linalg/dense_kernels.h; other trees Eigen's LLT
-    // (see the note above on the A1's sensitivity to round-off).
-    if (n <= kSmallTree) {
+    // get their factorization as the positive-definiteness check and nothing more. Trees up to
+    // kPlainKernelMaxSize take the plain kernels of linalg/dense_kernels.h (free bodies at the
+    // compile-time size 6), larger ones Eigen's LLT (see the note at the top of this namespace).
+    if (n <= linalg::internal::kPlainKernelMaxSize) {
       const bool ok = n == 6 ? linalg::internal::small_cholesky_in_place<6>(A_factor.data(), 6)
                              : linalg::internal::small_cholesky_in_place<0>(A_factor.data(), n);
       if (!ok) throw std::invalid_argument("SapProblem: A block " + std::to_string(t) + " is not positive definite");
@@ -649,7 +647,7 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
         w.H.block(s, s, n, n) = problem.A(t);
       }
       assemble_constraint_hessians(problem, w);
-      if (nv <= kSmallTree) {  // the plain kernels (a robot alone)
+      if (nv <= linalg::internal::kPlainKernelMaxSize) {  // the plain kernels (a robot alone)
         if (!linalg::internal::small_cholesky_in_place<0>(w.H.data(), nv)) {
           res.status = SapSolverStatus::kLinearSolverFailure;
           break;
