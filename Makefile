@@ -60,17 +60,21 @@ test: deps
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(CTEST_JOBS)
 	BUILD_DIR=$(BUILD_DIR) bash scripts/python_test.sh
 
-# The C++ test suite (unit, oracle, examples; every example scene through the CLI) built with
-# AddressSanitizer + UndefinedBehaviorSanitizer (gcc) in its own build directory. Left out: the
-# browser tests (node and Chromium, not our code) and the install/downstream test (an
+# The C++ test suite (unit, oracle, examples; every example scene through the CLI) against the
+# library and the CLI built with AddressSanitizer + UndefinedBehaviorSanitizer (gcc, -O1) in their
+# own build directory. The test programs are linked there from the object files of $(BUILD_DIR)
+# (built first; COULOMB_TEST_OBJECTS_FROM, tests/CMakeLists.txt): the library and the CLI are
+# instrumented, the test code is not, and the tests run the instrumented CLI (COULOMB_CLI). Left
+# out: the browser tests (node and Chromium, not our code), the install/downstream test (an
 # uninstrumented program linking the instrumented library), and the heap-counting suites
-# AllocationTest and SimulatorMemoryTest (they interpose malloc, which ASan owns; tests/heap_counter.cc).
-# Any sanitizer report fails its test. Built at -O1 (CMakeLists.txt: 1.7x a normal TU's compile
-# time; 3.3x at -O2).
+# AllocationTest and SimulatorMemoryTest (they interpose malloc, which ASan owns;
+# tests/heap_counter.cc). Any sanitizer report fails its test. In CI (.ci/run) after `make test`.
 SANITIZE_DIR ?= build-sanitize
 test-sanitize: deps
+	@$(MAKE) --no-print-directory configure
+	cmake --build $(BUILD_DIR) --target coulomb_tests coulomb_oracle_tests
 	cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DCOULOMB_SANITIZE=address,undefined \
-	  -DCOULOMB_BUILD_BENCH=OFF
+	  -DCOULOMB_BUILD_BENCH=OFF -DCOULOMB_TEST_OBJECTS_FROM=$(abspath $(BUILD_DIR))
 	cmake --build $(SANITIZE_DIR)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \

@@ -1,4 +1,5 @@
-// Runs the `coulomb` CLI from tests: the path comes from COULOMB_CLI_PATH (tests/CMakeLists.txt).
+// Runs the `coulomb` CLI from tests: the path comes from COULOMB_CLI, else COULOMB_CLI_PATH
+// (tests/CMakeLists.txt).
 #pragma once
 
 #include <sys/wait.h>
@@ -6,6 +7,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -14,11 +16,16 @@
 
 namespace coulomb::testing {
 
+/// The `coulomb` binary: the environment variable COULOMB_CLI when set (ctest sets it, and the
+/// sanitizer build points it at its instrumented CLI), else the one built with the tests.
+inline const std::string kCli = [] {
+  if (const char* env = std::getenv("COULOMB_CLI"); env != nullptr && *env != '\0') return std::string(env);
 #ifdef COULOMB_CLI_PATH
-inline const std::string kCli = COULOMB_CLI_PATH;
+  return std::string(COULOMB_CLI_PATH);
 #else
-inline const std::string kCli;
+  return std::string();
 #endif
+}();
 
 struct RunResult {
   int status = -1;  ///< exit status (−1 if the process did not exit normally)

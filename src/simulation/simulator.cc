@@ -23,6 +23,14 @@
 namespace coulomb::simulation {
 
 namespace sap = solvers::sap;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+namespace {
+// Whether a joint gets a limit constraint: one velocity, lower < upper, some limit finite.
+bool has_limit_constraint(const multibody::Joint& j) {
+  return j.nv == 1 && j.limits.lower < j.limits.upper && (std::isfinite(j.limits.lower) || std::isfinite(j.limits.upper));
+}
+}  // namespace
 
 const char* to_string(Integrator integrator) {
   switch (integrator) {
@@ -77,6 +85,9 @@ Simulator::Simulator(scene::Scene scene, SimulatorParameters parameters)
   const multibody::Model& model = scene_.model;
   if (!(parameters_.time_step > 0.0) || !std::isfinite(parameters_.time_step))
     throw std::invalid_argument("simulator: time step must be > 0, got " + std::to_string(parameters_.time_step));
+  if (!(parameters_.joint_limit_window >= 0.0))
+    throw std::invalid_argument("simulator: joint_limit_window must be >= 0 (or +inf), got " +
+                                std::to_string(parameters_.joint_limit_window));
   model.check_configuration(scene_.q0);
   model.check_velocity(scene_.v0, "v0");
   if (const std::optional<scene::InitialDynamicsProblem> problem = scene::check_initial_dynamics(scene_))
@@ -678,6 +689,23 @@ const StepStats& Simulator::step() {
       stats.momentum_error = r.momentum_error;
       v = r.v;
     }
+    // Limits the window left out that the solution reaches (an impulse of this step threw the
+    // joint farther than the window): added, and SAP solves again from its solution. The step
+    // is then the one with every limit to SAP's tolerance (a limit that does not act has zero
+    // cost and gradient there; the problem is strictly convex).
+    while (add_missed_limits(build, v)) {
+      problem.reset(dt, A_blocks_, v_star);
+      sap_builder_.build(constraint_set_, build, problem);
+      solved_ = true;
+      solver_.solve(problem, v, solver_results_);
+      const sap::SapSolverResults& r = solver_results_;
+      stats.status = r.status;
+      stats.solver_iterations += r.iterations;
+      stats.line_search_iterations += r.line_search_iterations;
+      stats.momentum_error = r.momentum_error;
+      ++stats.limit_resolves;
+      v = r.v;
+    }
   }
   lap(stats.stage_time.solve);
   fill_results();
@@ -756,11 +784,21 @@ void Simulator::build_constraint_set(const Eigen::VectorXd& q0, const Eigen::Vec
   set.nv = model.nv();
   set.trees = trees_;
   constraints::add_contacts(contacts_, Jc_, tree_of_root_, v0, set);
+  limit_entry_.assign(model.num_bodies(), -1);
+  // SAP only: the first-order solver takes every limit (it has no check of the left-out ones).
+  const double window = parameters_.solver == Solver::kSap ? parameters_.joint_limit_window : kInf;
   if (parameters_.joint_limits) {
     for (int b = 1; b < model.num_bodies(); ++b) {
       const multibody::Joint& j = model.body(b).joint;
-      if (j.nv != 1 || !(j.limits.lower < j.limits.upper)) continue;
-      if (!std::isfinite(j.limits.lower) && !std::isfinite(j.limits.upper)) continue;
+      if (!has_limit_constraint(j)) continue;
+      // The window of SimulatorParameters::joint_limit_window (q₀ at or past a limit: inside).
+      const double q_j = q0[j.q_index];
+      const double reach = window * parameters_.time_step *
+                           std::max(std::abs(v0[j.v_index]), std::abs(v_star_[j.v_index]));
+      const double lower = q_j - j.limits.lower <= reach ? j.limits.lower : -kInf;
+      const double upper = j.limits.upper - q_j <= reach ? j.limits.upper : kInf;
+      if (lower == -kInf && upper == kInf) continue;
+      limit_entry_[b] = static_cast<int>(set.limits.size());
       constraints::JointLimitConstraint& l = set.limits.add();
       l.body = b;
       l.v_index = j.v_index;
@@ -769,8 +807,8 @@ void Simulator::build_constraint_set(const Eigen::VectorXd& q0, const Eigen::Vec
       l.local = local_of_velocity_[j.v_index];
       l.q0 = q0[j.q_index];
       l.v0 = v0[j.v_index];
-      l.lower = j.limits.lower;
-      l.upper = j.limits.upper;
+      l.lower = lower;
+      l.upper = upper;
     }
   }
   for (size_t i = 0; i < scene_.couplers.size(); ++i) {
@@ -848,6 +886,47 @@ void Simulator::build_constraint_set(const Eigen::VectorXd& q0, const Eigen::Vec
   }
 }
 
+
+// The limits that build_constraint_set's window left out and that act at the velocities v
+// (SapConstraintBuilder::limit_acts): their joints' entries get both finite limits (a new entry
+// when the window kept neither side). Returns whether any was added. Only while the window is
+// finite, under SAP.
+bool Simulator::add_missed_limits(const sap::SapBuildParameters& build, const Eigen::VectorXd& v) {
+  if (!parameters_.joint_limits || !std::isfinite(parameters_.joint_limit_window) || parameters_.solver != Solver::kSap)
+    return false;
+  const multibody::Model& model = scene_.model;
+  constraints::ConstraintSet& set = constraint_set_;
+  const Eigen::VectorXd& q0 = q0_;
+  const Eigen::VectorXd& v0 = v0_;
+  bool added = false;
+  for (int b = 1; b < model.num_bodies(); ++b) {
+    const multibody::Joint& j = model.body(b).joint;
+    if (!has_limit_constraint(j)) continue;
+    const int entry = limit_entry_[b];
+    constraints::JointLimitConstraint missing;
+    missing.v_index = j.v_index;
+    missing.q0 = q0[j.q_index];
+    missing.v0 = v0[j.v_index];
+    missing.lower = entry >= 0 && std::isfinite(set.limits[entry].lower) ? -kInf : j.limits.lower;
+    missing.upper = entry >= 0 && std::isfinite(set.limits[entry].upper) ? kInf : j.limits.upper;
+    if (missing.lower == -kInf && missing.upper == kInf) continue;
+    if (!sap::SapConstraintBuilder::limit_acts(missing, v[j.v_index], parameters_.time_step, theta_.theta_vq, build))
+      continue;
+    if (entry < 0) {
+      limit_entry_[b] = static_cast<int>(set.limits.size());
+      constraints::JointLimitConstraint& l = set.limits.add();
+      l = missing;
+      l.body = b;
+      l.q_index = j.q_index;
+      l.tree = tree_of_velocity_[j.v_index];
+      l.local = local_of_velocity_[j.v_index];
+    }
+    set.limits[limit_entry_[b]].lower = j.limits.lower;
+    set.limits[limit_entry_[b]].upper = j.limits.upper;
+    added = true;
+  }
+  return added;
+}
 // The step's results from SAP's impulses (docs/simulation-api.md): per contact, per body, per
 // actuator and per limited joint; moments about the body origins at q₀ (p_WBo0_).
 void Simulator::fill_results() {

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <stdexcept>
 #include <string>
 
 #include "coulomb/io/scene_loader.h"
@@ -50,6 +52,72 @@ TEST(JointLimitTest, LimpArmFallingOntoItsLimitsDoesNotOvershoot) {
       EXPECT_LE(overshoot, 5e-3) << label;
       EXPECT_GE(at_limit, 1) << label;  // the scene does reach its limits
     }
+}
+
+// SimulatorParameters::joint_limit_window leaves out the limits a joint is not expected to reach
+// in the step, and the simulator adds back (and solves again) any left-out limit that acts at the
+// solution. A limit that does not act has γ = 0 there, so the step must equal the one with every
+// limit to SAP's tolerance: the independent truth is the same run with every limit in every step
+// (window +∞). Without the check, the A1 under midpoint at 1 ms missed two limits that contact
+// impulses reached and ended 1.0e-3 away from the truth (this test's bound is 1e-5). Scenes: the limp Panda above (gravity folds it onto three limits) and the A1
+// dropped on the ground (contact impulses, which the window does not see in advance, swing its
+// legs), under implicit Euler and midpoint at δt = 1 ms and 10 ms.
+TEST(JointLimitTest, WindowLeavesOutOnlyTheLimitsOutOfReach) {
+  const std::string panda = std::string("gravity: [0, 0, -9.81]\nrobots:\n  - urdf: ") + COULOMB_SHARED_DIR +
+                            "/models/panda_collision.urdf\n"
+                            "    joint_positions: {panda_joint2: 0.8, panda_joint4: -1.0, panda_joint6: 1.5}\n";
+  const std::string a1 = std::string(COULOMB_SOURCE_DIR) + "/examples/scenes/a1_drop.yaml";
+  struct Case {
+    const char* name;
+    bool from_file;
+  };
+  for (const Case& c : {Case{"panda_limp", false}, Case{"a1_drop", true}})
+    for (double dt : {1e-3, 1e-2})
+      for (Integrator integrator : {Integrator::kImplicitEuler, Integrator::kMidpoint}) {
+        SimulatorParameters windowed, every;
+        windowed.time_step = every.time_step = dt;
+        windowed.integrator = every.integrator = integrator;
+        every.joint_limit_window = std::numeric_limits<double>::infinity();
+        auto make = [&](const SimulatorParameters& p) {
+          return c.from_file ? Simulator(io::load_scene(a1), p) : Simulator(io::parse_scene(panda, "panda_limp"), p);
+        };
+        Simulator sim_w = make(windowed), sim_e = make(every);
+        const int steps = static_cast<int>(std::lround(1.5 / dt));
+        double max_dq = 0.0, max_q = 0.0;
+        long limits_w = 0, limits_e = 0, active = 0, resolves = 0;
+        for (int k = 0; k < steps; ++k) {
+          resolves += sim_w.step().limit_resolves;
+          sim_e.step();
+          limits_w += static_cast<long>(sim_w.constraint_set().limits.size());
+          limits_e += static_cast<long>(sim_e.constraint_set().limits.size());
+          active += (sim_e.last_results().joint_limit_impulses.array() != 0.0).count();
+          max_dq = std::max(max_dq, (sim_w.q() - sim_e.q()).cwiseAbs().maxCoeff());
+          max_q = std::max(max_q, sim_e.q().cwiseAbs().maxCoeff());
+        }
+        const std::string label = std::string(c.name) + " " + to_string(integrator) + " dt " + std::to_string(dt);
+        std::printf("[ measured ] %s: limit constraints per step %.2f (window) vs %.2f (every), active %.2f; "
+                    "max |q_window - q_every| %.2e; %ld steps solved again for a limit the window left out\n",
+                    label.c_str(), double(limits_w) / steps, double(limits_e) / steps, double(active) / steps, max_dq,
+                    resolves);
+        EXPECT_LE(max_dq, 1e-5 * std::max(1.0, max_q)) << label;
+        EXPECT_GT(active, 0) << label;           // some limit does act: the comparison is not vacuous
+        EXPECT_LT(limits_w, limits_e / 2) << label;  // and most limits are left out
+        EXPECT_GE(limits_w, active) << label;   // never fewer than act in the full run (a miss)
+      }
+}
+
+TEST(JointLimitTest, NegativeOrNanWindowIsRefused) {
+  const std::string yaml = std::string("robots:\n  - urdf: ") + COULOMB_SHARED_DIR + "/models/panda_collision.urdf\n";
+  for (double w : {-1.0, std::nan("")}) {
+    SimulatorParameters p;
+    p.joint_limit_window = w;
+    try {
+      Simulator sim(io::parse_scene(yaml, "panda"), p);
+      ADD_FAILURE() << "window " << w << " accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("joint_limit_window"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace

@@ -78,6 +78,16 @@ struct SimulatorParameters {
   int free_motion_max_iterations = 30;   ///< stage-1 Newton iterations (every scheme: p(q₁, v) depends on v)
   double free_motion_tolerance = 1e-10;  ///< on ‖Δv‖ / max(1, ‖v*‖)
   bool joint_limits = true;              ///< add SAP limit constraints for finite joint limits
+  /// SAP: a limit enters the step only when it lies within joint_limit_window · δt ·
+  /// max(|v₀|, |v*|) of q₀ (the joint's travel in the step, estimated from the start and
+  /// free-motion velocities; Drake's SapDriver uses the same rule with the factor 2), or q₀ is at
+  /// or past it. A joint far from its limits then costs the Newton iterations nothing (the A1
+  /// has 12 limits and about 5 contacts). The window is a guess, not a bound: an impulse of the
+  /// step can throw a joint farther. After the solve, every left-out limit is checked at the
+  /// solution (SapLimitConstraint::acts); one that acts is added and SAP solves again from there
+  /// (StepStats::limit_resolves), so the step equals the one with every limit to SAP's tolerance.
+  /// ≥ 0; +∞ adds every finite limit every step. The first-order solver takes every limit.
+  double joint_limit_window = 2.0;
   /// Post-stabilization of the rigid bilateral constraints (scene `constraints:` without a
   /// stiffness): after the positions are integrated, project q back onto g(q) = 0 by at most
   /// three Gauss–Newton steps in the metric of the step's A (Δ = −A⁻¹Jᵀ(JA⁻¹Jᵀ)⁻¹g), velocities
@@ -200,6 +210,7 @@ class Simulator {
   bool pd_is_implicit(int actuator) const;
   static constexpr double kMinImplicitPdDamping = 1e-12;
   void build_constraint_set(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0);
+  bool add_missed_limits(const solvers::sap::SapBuildParameters& build, const Eigen::VectorXd& v);
   void fill_results();
 
   scene::Scene scene_;
@@ -210,6 +221,7 @@ class Simulator {
   std::vector<contact::TreeRange> trees_;
   std::vector<int> tree_of_root_;  ///< body index → tree index (−1 if none)
   std::vector<int> tree_of_velocity_, local_of_velocity_;  ///< velocity index → tree, index within it
+  std::vector<int> limit_entry_;  ///< body → its joint's entry in constraint_set_.limits this step, or −1
   std::vector<math::Vector3> p_WBo0_;  ///< body origins at the start of the step [m]
   struct FloatingRoot {
     int q_index = 0, v_index = 0;

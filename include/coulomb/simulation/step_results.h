@@ -20,6 +20,9 @@ struct StepStats {
   double time = 0.0;                 ///< simulated time at the end of the step [s]
   int solver_iterations = 0;         ///< SAP Newton iterations
   int line_search_iterations = 0;    ///< SAP line-search iterations
+  /// SAP solves repeated because a joint limit that SimulatorParameters::joint_limit_window had
+  /// left out acts at the solution (solver_iterations counts every solve's iterations).
+  int limit_resolves = 0;
   int free_motion_iterations = 0;    ///< stage-1 iterations (chord, then Newton's if it did not converge)
   /// Stage 1 met its tolerance (the chord iteration, or Newton's method with the exact Jacobian
   /// after it at a radian or more per step). false: v* is the best iterate found, and the step

@@ -1,6 +1,35 @@
 #include "coulomb/solvers/sap/sap_constraint_builder.h"
 
+#include <cmath>
+#include <stdexcept>
+
 namespace coulomb::solvers::sap {
+
+namespace {
+// The pool slot of a limit (SapConstraintBuilder::limits_): 3 per velocity, for a finite lower
+// side, a finite upper side, or both.
+size_t limit_slot(const constraints::JointLimitConstraint& l) {
+  const int sides = (std::isfinite(l.lower) ? 1 : 0) + (std::isfinite(l.upper) ? 2 : 0);
+  if (sides == 0) throw std::invalid_argument("SapConstraintBuilder: a joint limit with no finite side");
+  return 3 * static_cast<size_t>(l.v_index) + static_cast<size_t>(sides - 1);
+}
+// The SAP parameters of a joint limit of the set.
+LimitParameters limit_parameters(const constraints::JointLimitConstraint& l, double theta_vq,
+                                 const SapBuildParameters& parameters) {
+  LimitParameters lp;
+  lp.lower = l.lower;
+  lp.upper = l.upper;
+  lp.regularization = parameters.limit_regularization;
+  lp.theta_vq = theta_vq;
+  lp.v0 = l.v0;
+  return lp;
+}
+}  // namespace
+
+bool SapConstraintBuilder::limit_acts(const constraints::JointLimitConstraint& limit, double v, double time_step,
+                                      double theta_vq, const SapBuildParameters& parameters) {
+  return SapLimitConstraint::acts(limit.q0, v, time_step, limit_parameters(limit, theta_vq, parameters));
+}
 
 void SapConstraintBuilder::build(const constraints::ConstraintSet& set, const SapBuildParameters& parameters,
                                  SapProblem& problem) {
@@ -48,18 +77,14 @@ void SapConstraintBuilder::build(const constraints::ConstraintSet& set, const Sa
     }
     contact_index_[i] = problem.add_constraint(constraint);
   }
-  // Joint limits: one recycled constraint per limited velocity.
-  if (static_cast<int>(limits_.size()) < set.nv) limits_.resize(set.nv);
+  // Joint limits: recycled constraints per limited velocity, one for each set of finite sides
+  // (lower, upper, both: a step's window, SimulatorParameters::joint_limit_window, may keep one).
+  if (static_cast<int>(limits_.size()) < 3 * set.nv) limits_.resize(3 * set.nv);
   limit_index_.resize(set.limits.size());
   for (size_t i = 0; i < set.limits.size(); ++i) {
     const constraints::JointLimitConstraint& l = set.limits[i];
-    LimitParameters lp;
-    lp.lower = l.lower;
-    lp.upper = l.upper;
-    lp.regularization = parameters.limit_regularization;
-    lp.theta_vq = set.theta_vq;
-    lp.v0 = l.v0;
-    std::unique_ptr<SapLimitConstraint>& limit = limits_[l.v_index];
+    const LimitParameters lp = limit_parameters(l, set.theta_vq, parameters);
+    std::unique_ptr<SapLimitConstraint>& limit = limits_[limit_slot(l)];
     if (!limit) limit = std::make_unique<SapLimitConstraint>(l.tree, set.trees[l.tree].nv, l.local, l.q0, lp);
     else limit->reset(l.q0, lp);
     limit_index_[i] = problem.add_constraint(limit.get());
@@ -159,7 +184,7 @@ void SapConstraintBuilder::impulses(const constraints::ConstraintSet& set, const
     return sum;
   };
   for (size_t i = 0; i < set.limits.size(); ++i)
-    out.limits[i] = generalized(*limits_[set.limits[i].v_index], limit_index_[i], set.limits[i].local);
+    out.limits[i] = generalized(*limits_[limit_slot(set.limits[i])], limit_index_[i], set.limits[i].local);
   for (size_t i = 0; i < set.couplers.size(); ++i)
     out.couplers[i] = generalized(*couplers_[set.couplers[i].coupler], coupler_index_[i], set.couplers[i].local);
   for (size_t i = 0; i < set.joint_frictions.size(); ++i)

@@ -9,6 +9,12 @@ namespace coulomb::solvers::sap {
 
 namespace {
 
+// τ_d of the limit: the given dissipation time for a finite stiffness; with an infinite one the
+// near-rigid value β δt_q / π (critical damping of the near-rigid spring, see prepare).
+double dissipation_time(double dt_q, const LimitParameters& p) {
+  return std::isfinite(p.stiffness) ? p.dissipation_time : p.regularization.beta * dt_q / std::numbers::pi;
+}
+
 int count_rows(const LimitParameters& p) {
   if (p.lower > p.upper)
     throw std::invalid_argument("limit constraint: lower " + std::to_string(p.lower) + " > upper " +
@@ -61,7 +67,7 @@ void SapLimitConstraint::prepare(double dt, const Eigen::Ref<const Eigen::Matrix
   // damping of the near-rigid spring, on the time scale over which v moves the position). After
   // one step that enters the limit the constraint is left at g₁ ≈ g̃₀ τ_d/(δt_q + τ_d) for a
   // near-rigid R ≪ W (the simulator uses β = 0.1 for limits, SimulatorParameters).
-  const double tau = std::isfinite(parameters_.stiffness) ? parameters_.dissipation_time : beta * dt_q / std::numbers::pi;
+  const double tau = dissipation_time(dt_q, parameters_);
   const double R_physical = 1.0 / (dt * parameters_.stiffness * (dt_q + tau));
   R_.setConstant(std::max(R_near_rigid, R_physical));
   int row = 0;
@@ -70,6 +76,14 @@ void SapLimitConstraint::prepare(double dt, const Eigen::Ref<const Eigen::Matrix
     ++row;
   }
   if (std::isfinite(parameters_.upper)) v_hat_[row] = -(g0_[row] - drift) / (dt_q + tau);
+}
+
+bool SapLimitConstraint::acts(double q0, double v, double time_step, const LimitParameters& p) {
+  const double dt_q = p.theta_vq * time_step, drift = time_step * (1.0 - p.theta_vq) * p.v0;
+  const double lookahead = dt_q + dissipation_time(dt_q, p);
+  if (std::isfinite(p.lower) && (q0 - p.lower + drift) + lookahead * v < 0.0) return true;   // v_c = v
+  if (std::isfinite(p.upper) && (p.upper - q0 - drift) - lookahead * v < 0.0) return true;   // v_c = −v
+  return false;
 }
 
 double SapLimitConstraint::project(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <random>
+
 #include <Eigen/Cholesky>
 
 #include "coulomb/solvers/sap/sap_coupler_constraint.h"
@@ -438,6 +441,47 @@ TEST(SapConstraintsTest, PdControllerMatchesImplicitClosedForm) {
   // With an effort limit below the unclamped torque: v = v* + δt e / m.
   pd.effort_limit = 2.0;
   EXPECT_NEAR(solve(pd).v[0], v_star + dt * 2.0 / m, 1e-12);
+}
+
+// SapLimitConstraint::acts (the simulator's check of the limits its window left out) agrees with
+// the constraint's own projection: γ > 0 on some row after prepare() exactly when acts() says so,
+// for one- and two-sided limits, both integrator position predictions (θ_vq = 1 and ½, with a
+// start velocity v₀), finite and infinite stiffness, over positions inside, at and past the
+// limits and velocities of both signs.
+TEST(SapConstraintsTest, LimitActsAgreesWithTheProjection) {
+  std::mt19937 rng(311);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  const double inf = std::numeric_limits<double>::infinity();
+  int acting = 0, idle = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    LimitParameters lp;
+    const int sides = trial % 3;  // 0: lower, 1: upper, 2: both
+    lp.lower = sides == 1 ? -inf : -0.3;
+    lp.upper = sides == 0 ? inf : 0.4;
+    lp.theta_vq = trial % 2 == 0 ? 1.0 : 0.5;
+    lp.v0 = 2.0 * U(rng);
+    if (trial % 5 == 0) {
+      lp.stiffness = 1e4;
+      lp.dissipation_time = 0.02;
+    }
+    const double dt = trial % 4 == 0 ? 1e-3 : 1e-2;
+    const double q0 = 0.5 * U(rng) + (trial % 7 == 0 ? 0.35 : 0.0);
+    const double v = 5.0 * U(rng);
+    SapLimitConstraint limit(0, 1, 0, q0, lp);
+    const int n = limit.num_rows();
+    limit.prepare(dt, 2.0 * MatrixXd::Identity(n, n));
+    VectorXd vc(n), gamma(n);
+    int r = 0;
+    if (std::isfinite(lp.lower)) vc[r++] = v;
+    if (std::isfinite(lp.upper)) vc[r] = -v;
+    limit.calc(vc, gamma, nullptr);
+    const bool pushes = (gamma.array() > 0.0).any();
+    ASSERT_EQ(SapLimitConstraint::acts(q0, v, dt, lp), pushes)
+        << "trial " << trial << " q0 " << q0 << " v " << v << " gamma " << gamma.transpose();
+    (pushes ? acting : idle)++;
+  }
+  EXPECT_GT(acting, 400);  // both outcomes are exercised
+  EXPECT_GT(idle, 400);
 }
 
 // A joint pushed into its lower limit stops there (near-rigid), and one moving away is free.

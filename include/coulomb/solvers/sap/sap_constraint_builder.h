@@ -40,6 +40,10 @@ class SapConstraintBuilder {
  public:
   /// Adds the constraints of `set` to `problem` (which reset() has prepared with δt, A and v*).
   void build(const constraints::ConstraintSet& set, const SapBuildParameters& parameters, SapProblem& problem);
+  /// Whether `limit` (a joint limit as build() would add it) pushes at joint velocity v [rad/s
+  /// or m/s] in a step of time_step [s] with the integrator's θ_vq (SapLimitConstraint::acts).
+  static bool limit_acts(const constraints::JointLimitConstraint& limit, double v, double time_step, double theta_vq,
+                         const SapBuildParameters& parameters);
   /// The impulses of the last build's constraints from SAP's results (γ, v_c), in the set's
   /// layout. Zero if `results` is null (no solve: no constraints or no velocities).
   void impulses(const constraints::ConstraintSet& set, const SapProblem& problem, const SapSolverResults* results,
@@ -48,6 +52,8 @@ class SapConstraintBuilder {
  private:
   std::vector<std::unique_ptr<SapFrictionConeConstraint>> cones_;
   std::vector<std::unique_ptr<SapHuntCrossleyConstraint>> hunt_crossley_;
+  /// Keyed by velocity index and finite sides, 3 per velocity (a limit constraint's rows depend on
+  /// which limits are finite; the simulator's window may keep one side only).
   std::vector<std::unique_ptr<SapLimitConstraint>> limits_;
   std::vector<std::unique_ptr<SapCouplerConstraint>> couplers_;
   std::vector<std::unique_ptr<SapJointFrictionConstraint>> frictions_;
@@ -56,9 +62,6 @@ class SapConstraintBuilder {
   BilateralParameters bilateral_parameters_;
   // Problem constraint index of each set entry, in the set's order.
   std::vector<int> contact_index_, limit_index_, coupler_index_, friction_index_, pd_index_, bilateral_index_;
-  // The limit pool is keyed by velocity index (a limit constraint's rows depend on which limits
-  // are finite, fixed per joint).
-  std::vector<int> limit_pool_of_;
 };
 
 }  // namespace coulomb::solvers::sap

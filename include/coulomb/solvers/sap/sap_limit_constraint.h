@@ -41,6 +41,14 @@ class SapLimitConstraint : public SapConstraint {
   void reset(double q0, const LimitParameters& parameters);
 
   void prepare(double time_step, const Eigen::Ref<const Eigen::MatrixXd>& W_ii) override;
+
+  /// Whether a limit with `parameters` at position q0 would push (γ > 0 on some row) at the joint
+  /// velocity v [rad/s or m/s] of a step of δt = time_step [s]: y > 0 ⟺ v_c < v̂ ⟺
+  /// g̃₀ + (δt_q + τ_d) v_c < 0, the test prepare() and calc() apply (R > 0 does not enter it).
+  /// The simulator uses it to find the limits its window left out that the solution reaches
+  /// (SimulatorParameters::joint_limit_window).
+  static bool acts(double q0, double v, double time_step, const LimitParameters& parameters);
+
   double calc(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,
               Eigen::Ref<Eigen::MatrixXd>* G) const override;
   /// G is diagonal: Δv_cᵀ G Δv_c = Σ_r G_rr Δv_r², without forming G.
