@@ -5,6 +5,8 @@
 // and one trajectory can be lucky or unlucky), times every Simulator::step() call and reports
 // steps/s (median and range over the states), iterations, contacts, penetration, failures and
 // where the time of a step goes (SimulatorParameters::profile_stages). Nothing is written to disk.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -117,13 +119,16 @@ int run_bench(const BenchOptions& o) {
   const double steps_for_duration = std::ceil(scene.duration / params.time_step - 1e-9);
   const int steps = o.steps ? *o.steps : static_cast<int>(std::clamp(steps_for_duration, 1.0, 1e6));
 
+  // Progress on stderr: one line rewritten in place on a terminal, a line per state otherwise
+  // (a log file or a pipe).
+  const bool progress = !o.json && o.states > 1, tty = ::isatty(STDERR_FILENO) != 0;
   std::vector<RunFigures> runs;
   for (int k = 0; k < o.states; ++k) {
     runs.push_back(run_once(scene, params, steps, k, o.perturb));
-    if (!o.json && o.states > 1)
-      std::fprintf(stderr, "\rcoulomb bench: state %d of %d done", k + 1, o.states);
+    if (progress) std::fprintf(stderr, tty ? "\rcoulomb bench: state %d of %d done" : "coulomb bench: state %d of %d done\n",
+                               k + 1, o.states);
   }
-  if (!o.json && o.states > 1) std::fprintf(stderr, "\n");
+  if (progress && tty) std::fprintf(stderr, "\n");
 
   auto collect = [&](auto get) {
     std::vector<double> x;

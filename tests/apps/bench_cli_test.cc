@@ -83,5 +83,15 @@ TEST(BenchCliTest, TableAndUsageErrors) {
   }
 }
 
+// Progress to a pipe or a log (not a terminal): one whole line per starting state, not the
+// terminal's carriage returns (which ran the lines together in a log).
+TEST(BenchCliTest, ProgressToALogIsOneLinePerState) {
+  const RunResult b = run_cli({"bench", kBoxStack, "--steps", "5", "--states", "3"});
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_TRUE(contains(b.err, "coulomb bench: state 1 of 3 done\ncoulomb bench: state 2 of 3 done\n"
+                              "coulomb bench: state 3 of 3 done\n")) << b.err;
+  EXPECT_FALSE(contains(b.err, "\r")) << b.err;
+}
+
 }  // namespace
 }  // namespace coulomb::cli
