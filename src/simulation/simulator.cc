@@ -793,22 +793,14 @@ void Simulator::build_constraint_set(const Eigen::VectorXd& q0, const Eigen::Vec
       if (!has_limit_constraint(j)) continue;
       // The window of SimulatorParameters::joint_limit_window (q₀ at or past a limit: inside).
       const double q_j = q0[j.q_index];
-      const double reach = window * parameters_.time_step *
-                           std::max(std::abs(v0[j.v_index]), std::abs(v_star_[j.v_index]));
+      // (An infinite window reaches every limit, also of a joint at rest: ∞ · 0 would be NaN.)
+      const double reach = std::isinf(window) ? kInf
+                                              : window * parameters_.time_step *
+                                                    std::max(std::abs(v0[j.v_index]), std::abs(v_star_[j.v_index]));
       const double lower = q_j - j.limits.lower <= reach ? j.limits.lower : -kInf;
       const double upper = j.limits.upper - q_j <= reach ? j.limits.upper : kInf;
       if (lower == -kInf && upper == kInf) continue;
-      limit_entry_[b] = static_cast<int>(set.limits.size());
-      constraints::JointLimitConstraint& l = set.limits.add();
-      l.body = b;
-      l.v_index = j.v_index;
-      l.q_index = j.q_index;
-      l.tree = tree_of_velocity_[j.v_index];
-      l.local = local_of_velocity_[j.v_index];
-      l.q0 = q0[j.q_index];
-      l.v0 = v0[j.v_index];
-      l.lower = lower;
-      l.upper = upper;
+      add_limit_entry(b, lower, upper);
     }
   }
   for (size_t i = 0; i < scene_.couplers.size(); ++i) {
@@ -886,7 +878,6 @@ void Simulator::build_constraint_set(const Eigen::VectorXd& q0, const Eigen::Vec
   }
 }
 
-
 // The limits that build_constraint_set's window left out and that act at the velocities v
 // (SapConstraintBuilder::limit_acts): their joints' entries get both finite limits (a new entry
 // when the window kept neither side). Returns whether any was added. Only while the window is
@@ -913,20 +904,33 @@ bool Simulator::add_missed_limits(const sap::SapBuildParameters& build, const Ei
     if (!sap::SapConstraintBuilder::limit_acts(missing, v[j.v_index], parameters_.time_step, theta_.theta_vq, build))
       continue;
     if (entry < 0) {
-      limit_entry_[b] = static_cast<int>(set.limits.size());
-      constraints::JointLimitConstraint& l = set.limits.add();
-      l = missing;
-      l.body = b;
-      l.q_index = j.q_index;
-      l.tree = tree_of_velocity_[j.v_index];
-      l.local = local_of_velocity_[j.v_index];
+      add_limit_entry(b, j.limits.lower, j.limits.upper);
+    } else {
+      set.limits[entry].lower = j.limits.lower;
+      set.limits[entry].upper = j.limits.upper;
     }
-    set.limits[limit_entry_[b]].lower = j.limits.lower;
-    set.limits[limit_entry_[b]].upper = j.limits.upper;
     added = true;
   }
   return added;
 }
+
+// Appends body b's joint limit, with the given sides (±∞: left out), to constraint_set_ at
+// (q0_, v0_) and records its entry in limit_entry_.
+void Simulator::add_limit_entry(int b, double lower, double upper) {
+  const multibody::Joint& j = scene_.model.body(b).joint;
+  limit_entry_[b] = static_cast<int>(constraint_set_.limits.size());
+  constraints::JointLimitConstraint& l = constraint_set_.limits.add();
+  l.body = b;
+  l.v_index = j.v_index;
+  l.q_index = j.q_index;
+  l.tree = tree_of_velocity_[j.v_index];
+  l.local = local_of_velocity_[j.v_index];
+  l.q0 = q0_[j.q_index];
+  l.v0 = v0_[j.v_index];
+  l.lower = lower;
+  l.upper = upper;
+}
+
 // The step's results from SAP's impulses (docs/simulation-api.md): per contact, per body, per
 // actuator and per limited joint; moments about the body origins at q₀ (p_WBo0_).
 void Simulator::fill_results() {

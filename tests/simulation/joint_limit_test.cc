@@ -106,6 +106,26 @@ TEST(JointLimitTest, WindowLeavesOutOnlyTheLimitsOutOfReach) {
       }
 }
 
+// A joint at rest (v₀ = v* = 0: no gravity) has no reach: the finite window leaves its limits
+// out (those it is not at or past), and an infinite window, and the first-order solver (which
+// always takes every limit), keep all 9 of the Panda's. ∞ · 0 once made the reach NaN and dropped
+// them too.
+TEST(JointLimitTest, InfiniteWindowAndLStableKeepEveryLimitOfAJointAtRest) {
+  const std::string yaml = std::string("gravity: [0, 0, 0]\nrobots:\n  - urdf: ") + COULOMB_SHARED_DIR +
+                           "/models/panda_collision.urdf\n";
+  auto limits_after_one_step = [&](double window, Solver solver) {
+    SimulatorParameters p;
+    p.joint_limit_window = window;
+    p.solver = solver;
+    Simulator sim(io::parse_scene(yaml, "panda_at_rest"), p);
+    sim.step();
+    return sim.constraint_set().limits.size();
+  };
+  EXPECT_LT(limits_after_one_step(2.0, Solver::kSap), 9u);
+  EXPECT_EQ(limits_after_one_step(std::numeric_limits<double>::infinity(), Solver::kSap), 9u);
+  EXPECT_EQ(limits_after_one_step(2.0, Solver::kLStable), 9u);
+}
+
 TEST(JointLimitTest, NegativeOrNanWindowIsRefused) {
   const std::string yaml = std::string("robots:\n  - urdf: ") + COULOMB_SHARED_DIR + "/models/panda_collision.urdf\n";
   for (double w : {-1.0, std::nan("")}) {

@@ -211,6 +211,7 @@ class Simulator {
   static constexpr double kMinImplicitPdDamping = 1e-12;
   void build_constraint_set(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0);
   bool add_missed_limits(const solvers::sap::SapBuildParameters& build, const Eigen::VectorXd& v);
+  void add_limit_entry(int body, double lower, double upper);
   void fill_results();
 
   scene::Scene scene_;
