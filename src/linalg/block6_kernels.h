@@ -12,6 +12,8 @@
 
 #include <cstddef>
 
+#include "simd.h"  // same folder: also found from tests that include this file by path
+
 // The vectors never cross a call boundary (every function is always_inline), so GCC's note
 // that passing a 32-byte vector changes the ABI without AVX does not apply.
 #pragma GCC diagnostic push
@@ -19,8 +21,12 @@
 
 namespace coulomb::linalg::internal::block6 {
 
-typedef double v4 __attribute__((vector_size(32)));
-typedef double v2 __attribute__((vector_size(16)));
+using simd::load2;
+using simd::load4;
+using simd::store2;
+using simd::store4;
+using simd::v2;
+using simd::v4;
 
 #define COULOMB_BLOCK6_INLINE [[gnu::always_inline]] inline
 // Every loop below runs at most 6 times with bounds known once the outer loops are unrolled:
@@ -31,19 +37,6 @@ typedef double v2 __attribute__((vector_size(16)));
 #else
 #define COULOMB_BLOCK6_UNROLL _Pragma("GCC unroll 6")
 #endif
-
-COULOMB_BLOCK6_INLINE v4 load4(const double* p) {
-  v4 r;
-  __builtin_memcpy(&r, p, sizeof r);
-  return r;
-}
-COULOMB_BLOCK6_INLINE v2 load2(const double* p) {
-  v2 r;
-  __builtin_memcpy(&r, p, sizeof r);
-  return r;
-}
-COULOMB_BLOCK6_INLINE void store4(double* p, const v4& x) { __builtin_memcpy(p, &x, sizeof x); }
-COULOMB_BLOCK6_INLINE void store2(double* p, const v2& x) { __builtin_memcpy(p, &x, sizeof x); }
 
 /// The 6 columns of a 6 × 6 block into / out of registers.
 COULOMB_BLOCK6_INLINE void load_block(const double* a, v4 (&c4)[6], v2 (&c2)[6]) {

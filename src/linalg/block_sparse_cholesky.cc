@@ -162,9 +162,9 @@ BlockSparseCholesky::BlockStorage BlockSparseCholesky::storage(int s, int t) {
 namespace {
 
 using internal::kPlainKernelMaxSize;
-using internal::small_cholesky_in_place;
-using internal::solve_lower;
-using internal::solve_lower_transpose;
+using internal::back_substitution;
+using internal::cholesky_lower;
+using internal::forward_substitution;
 
 // Small dense kernels on column-major blocks of run-time size (robots' trees); the 6 × 6 blocks
 // of free bodies take block6_kernels.h instead.
@@ -262,12 +262,14 @@ class BlockSparseCholeskyNumeric {
  public:
   using Lower = BlockSparseCholesky::Lower;
 
-  static bool factorize_baseline(BlockSparseCholesky& c) { return factorize(c); }
-  COULOMB_TARGET_AVX2 static bool factorize_avx2(BlockSparseCholesky& c) { return factorize(c); }
-  static void solve_baseline(const BlockSparseCholesky& c, double* x) { solve(c, x); }
-  COULOMB_TARGET_AVX2 static void solve_avx2(const BlockSparseCholesky& c, double* x) { solve(c, x); }
+  // W: the vector width of the run-time-size dense kernels (linalg/dense_kernels.h).
+  static bool factorize_baseline(BlockSparseCholesky& c) { return factorize<2>(c); }
+  COULOMB_TARGET_AVX2 static bool factorize_avx2(BlockSparseCholesky& c) { return factorize<4>(c); }
+  static void solve_baseline(const BlockSparseCholesky& c, double* x) { solve<2>(c, x); }
+  COULOMB_TARGET_AVX2 static void solve_avx2(const BlockSparseCholesky& c, double* x) { solve<4>(c, x); }
 
  private:
+  template <int W>
   [[gnu::always_inline]] static inline bool factorize(BlockSparseCholesky& c) {
     namespace b6 = internal::block6;
     const int T = c.num_blocks();
@@ -280,7 +282,7 @@ class BlockSparseCholeskyNumeric {
       if (nk == 6) {
         if (!b6::cholesky_in_place(D.data(), c.inv_diag_.data() + c.permuted_offset_[k])) return false;
       } else if (nk <= kPlainKernelMaxSize) {
-        if (!small_cholesky_in_place<0>(D.data(), nk)) return false;
+        if (!cholesky_lower<W>(D.data(), nk)) return false;
       } else {
         Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(D);
         if (llt.info() != Eigen::Success) return false;
@@ -318,6 +320,7 @@ class BlockSparseCholeskyNumeric {
     return true;
   }
 
+  template <int W>
   [[gnu::always_inline]] static inline void solve(const BlockSparseCholesky& c, double* x) {
     namespace b6 = internal::block6;
     const int T = c.num_blocks();
@@ -331,7 +334,7 @@ class BlockSparseCholeskyNumeric {
       const int nk = c.sizes_[c.order_[k]];
       double* yk = y + c.permuted_offset_[k];
       if (nk == 6) b6::solve_lower(c.diag_[k].data(), c.inv_diag_.data() + c.permuted_offset_[k], yk);
-      else solve_lower<0>(c.diag_[k].data(), nk, yk);
+      else forward_substitution<W>(c.diag_[k].data(), nk, yk);
       for (const Lower& l : c.lower_[k]) {
         const Eigen::MatrixXd& B = c.off_[l.block];
         double* yi = y + c.permuted_offset_[l.position];
@@ -350,7 +353,7 @@ class BlockSparseCholeskyNumeric {
         else subtract_gemv_transpose(B.data(), static_cast<int>(B.rows()), nk, yi, yk);
       }
       if (nk == 6) b6::solve_lower_transpose(c.diag_[k].data(), c.inv_diag_.data() + c.permuted_offset_[k], yk);
-      else solve_lower_transpose<0>(c.diag_[k].data(), nk, yk);
+      else back_substitution<W>(c.diag_[k].data(), nk, yk);
     }
     for (int k = 0; k < T; ++k) {
       const int t = c.order_[k];

@@ -3,11 +3,26 @@
 // dimension n. Eigen's dynamic-size LLT and triangular solves pay a fixed cost per call and per
 // column (blocking, gemv dispatch) that exceeds the arithmetic below ~30 × 30; these loops do
 // only the arithmetic. N > 0 fixes the size at compile time (the 6 × 6 blocks of free bodies).
+//
+// The run-time-size kernels (cholesky_lower, cholesky_solve, cholesky_inverse) stream columns
+// with W-wide vectors (GCC/Clang vector extensions, W = 4 for the AVX2 + FMA copy, 2 for the
+// baseline x86-64 one) and keep a chunk of a column in registers while they accumulate over the
+// earlier columns. They are always_inline: a caller compiled twice (COULOMB_TARGET_AVX2,
+// linalg/block_kernels.h) gets each copy its instruction set; dense_cholesky() and friends below
+// are such callers, out of line, chosen by the processor.
 // Internal to libcoulomb (src/), not installed.
 #pragma once
 
 #include <cmath>
 #include <cstddef>
+#include <type_traits>
+
+#include "simd.h"  // same folder: also found from tests that include this file by path
+
+// The vectors never cross a call boundary (every vector function is always_inline), so GCC's
+// note that passing a 32-byte vector changes the ABI without AVX does not apply.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace coulomb::linalg::internal {
 
@@ -15,11 +30,13 @@ namespace coulomb::linalg::internal {
 /// LLT and products; BlockSparseCholesky and SAP's dense path switch to Eigen above it.
 constexpr int kPlainKernelMaxSize = 32;
 
-// In-place Cholesky of the lower triangle of the n × n matrix a (leading dimension n): a = L Lᵀ
-// with L overwriting the lower triangle. Returns false if a pivot is not positive.
+// In-place Cholesky of the lower triangle of the N × N matrix a (leading dimension N, N fixed at
+// compile time: the 6 × 6 blocks of free bodies): a = L Lᵀ with L overwriting the lower
+// triangle. Returns false if a pivot is not positive. Run-time sizes take cholesky_lower below.
 template <int N>
-bool small_cholesky_in_place(double* a, int n) {
-  if constexpr (N > 0) n = N;
+bool small_cholesky_in_place(double* a) {
+  static_assert(N > 0);
+  constexpr int n = N;
   for (int j = 0; j < n; ++j) {
     double* cj = a + static_cast<ptrdiff_t>(j) * n;
     double d = cj[j];
@@ -43,34 +60,135 @@ bool small_cholesky_in_place(double* a, int n) {
   return true;
 }
 
-// Forward substitution L y = b in place (L n × n lower, leading dimension n).
-template <int N>
-void solve_lower(const double* L, int n, double* y) {
-  if constexpr (N > 0) n = N;
+namespace dense {
+
+using simd::load;
+using simd::store;
+using simd::v2;
+using simd::v4;
+
+#define COULOMB_DENSE_INLINE [[gnu::always_inline]] inline
+
+// x[i, i + 2 lanes(V)) −= Σ_{k<kend} l[k·ld] · c_k[i, …) with c_k = a + k·ld, the chunk held in
+// two vectors V over all k.
+template <typename V>
+COULOMB_DENSE_INLINE void subtract_chunk2(const double* a, int ld, const double* l, int kend, double* x, int i) {
+  constexpr int L = sizeof(V) / sizeof(double);
+  V x0 = load<V>(x + i), x1 = load<V>(x + i + L);
+  for (int k = 0; k < kend; ++k) {
+    const double lk = l[static_cast<ptrdiff_t>(k) * ld];
+    const double* ck = a + static_cast<ptrdiff_t>(k) * ld + i;
+    x0 -= lk * load<V>(ck);
+    x1 -= lk * load<V>(ck + L);
+  }
+  store(x + i, x0);
+  store(x + i + L, x1);
+}
+
+// The same for a chunk of one vector V.
+template <typename V>
+COULOMB_DENSE_INLINE void subtract_chunk1(const double* a, int ld, const double* l, int kend, double* x, int i) {
+  V x0 = load<V>(x + i);
+  for (int k = 0; k < kend; ++k) x0 -= l[static_cast<ptrdiff_t>(k) * ld] * load<V>(a + static_cast<ptrdiff_t>(k) * ld + i);
+  store(x + i, x0);
+}
+
+// x[i, n) −= Σ_{k<kend} l[k·ld] · c_k[i, n): a column segment updated by the earlier columns
+// (left-looking), chunk by chunk (2W, then W, then 2 rows), each chunk in registers over all k.
+template <int W>
+COULOMB_DENSE_INLINE void subtract_columns(const double* a, int ld, const double* l, int kend, double* x, int i, int n) {
+  using V = std::conditional_t<W == 4, v4, v2>;
+  for (; i + 2 * W <= n; i += 2 * W) subtract_chunk2<V>(a, ld, l, kend, x, i);
+  if constexpr (W == 4)
+    for (; i + 4 <= n; i += 4) subtract_chunk1<v4>(a, ld, l, kend, x, i);
+  for (; i + 2 <= n; i += 2) subtract_chunk1<v2>(a, ld, l, kend, x, i);
+  for (; i < n; ++i) {
+    double xi = x[i];
+    for (int k = 0; k < kend; ++k) xi -= l[static_cast<ptrdiff_t>(k) * ld] * a[static_cast<ptrdiff_t>(k) * ld + i];
+    x[i] = xi;
+  }
+}
+
+// y[i, n) −= s · c[i, n).
+template <int W>
+COULOMB_DENSE_INLINE void axpy_minus(double s, const double* c, double* y, int i, int n) {
+  if constexpr (W == 4) {
+    for (; i + 4 <= n; i += 4) store(y + i, load<v4>(y + i) - s * load<v4>(c + i));
+  }
+  for (; i + 2 <= n; i += 2) store(y + i, load<v2>(y + i) - s * load<v2>(c + i));
+  for (; i < n; ++i) y[i] -= s * c[i];
+}
+
+// Σ_{i ∈ [i0, n)} x[i] y[i].
+template <int W>
+COULOMB_DENSE_INLINE double dot(const double* x, const double* y, int i, int n) {
+  double s = 0.0;
+  if constexpr (W == 4) {
+    v4 acc = {0.0, 0.0, 0.0, 0.0};
+    for (; i + 4 <= n; i += 4) acc += load<v4>(x + i) * load<v4>(y + i);
+    s = (acc[0] + acc[2]) + (acc[1] + acc[3]);
+  } else {
+    v2 acc = {0.0, 0.0};
+    for (; i + 2 <= n; i += 2) acc += load<v2>(x + i) * load<v2>(y + i);
+    s = acc[0] + acc[1];
+  }
+  for (; i < n; ++i) s += x[i] * y[i];
+  return s;
+}
+
+}  // namespace dense
+
+/// In-place Cholesky a = L Lᵀ of the n × n matrix a (column-major, leading dimension n; only the
+/// lower triangle is read, L overwrites it, the strict upper triangle is left alone): the
+/// left-looking column form, W-wide vectors along the columns. Returns false if a pivot is not
+/// positive (a not positive definite, or not finite).
+template <int W>
+[[gnu::always_inline]] inline bool cholesky_lower(double* a, int n) {
+  for (int j = 0; j < n; ++j) {
+    double* cj = a + static_cast<ptrdiff_t>(j) * n;
+    dense::subtract_columns<W>(a, n, a + j, j, cj, j, n);  // L(j, k) = a[k n + j]
+    double d = cj[j];
+    if (!(d > 0.0)) return false;
+    d = std::sqrt(d);
+    cj[j] = d;
+    const double inv = 1.0 / d;
+    for (int i = j + 1; i < n; ++i) cj[i] *= inv;
+  }
+  return true;
+}
+
+/// Forward substitution L z = y in place (L of cholesky_lower, n × n, leading dimension n):
+/// column axpys.
+template <int W>
+[[gnu::always_inline]] inline void forward_substitution(const double* L, int n, double* y) {
   for (int j = 0; j < n; ++j) {
     const double* lj = L + static_cast<ptrdiff_t>(j) * n;
-    const double yj = y[j] / lj[j];
-    y[j] = yj;
-    for (int i = j + 1; i < n; ++i) y[i] -= lj[i] * yj;
+    const double zj = y[j] / lj[j];
+    y[j] = zj;
+    dense::axpy_minus<W>(zj, lj, y, j + 1, n);
   }
 }
 
-// Back substitution Lᵀ x = y in place.
-template <int N>
-void solve_lower_transpose(const double* L, int n, double* y) {
-  if constexpr (N > 0) n = N;
+/// Back substitution Lᵀ x = z in place: column dot products.
+template <int W>
+[[gnu::always_inline]] inline void back_substitution(const double* L, int n, double* y) {
   for (int j = n - 1; j >= 0; --j) {
     const double* lj = L + static_cast<ptrdiff_t>(j) * n;
-    double x = y[j];
-    for (int i = j + 1; i < n; ++i) x -= lj[i] * y[i];
-    y[j] = x / lj[j];
+    y[j] = (y[j] - dense::dot<W>(lj, y, j + 1, n)) / lj[j];
   }
 }
 
-/// A⁻¹ (n × n, both triangles, leading dimension n) from the Cholesky factor L of A = L Lᵀ (the
-/// lower triangle of `L`, as small_cholesky_in_place leaves it): Y = L⁻¹ by forward substitution
-/// into `scratch` (n × n), then A⁻¹ = Yᵀ Y. About n³/2 multiply-adds.
-inline void inverse_from_cholesky(const double* L, int n, double* Ainv, double* scratch) {
+/// Solves L Lᵀ x = y in place with the factor of cholesky_lower.
+template <int W>
+[[gnu::always_inline]] inline void cholesky_solve(const double* L, int n, double* y) {
+  forward_substitution<W>(L, n, y);
+  back_substitution<W>(L, n, y);
+}
+
+/// A⁻¹ (n × n, both triangles, leading dimension n) from the factor L of cholesky_lower:
+/// Y = L⁻¹ column by column into `scratch` (n × n), then A⁻¹ = Yᵀ Y. About n³/3 multiply-adds.
+template <int W>
+[[gnu::always_inline]] inline void cholesky_inverse(const double* L, int n, double* Ainv, double* scratch) {
   double* Y = scratch;  // column-major, lower triangular
   for (int c = 0; c < n; ++c) {
     double* y = Y + static_cast<ptrdiff_t>(c) * n;
@@ -80,20 +198,26 @@ inline void inverse_from_cholesky(const double* L, int n, double* Ainv, double* 
       const double* lj = L + static_cast<ptrdiff_t>(j) * n;
       const double yj = y[j] / lj[j];
       y[j] = yj;
-      for (int i = j + 1; i < n; ++i) y[i] -= lj[i] * yj;
+      dense::axpy_minus<W>(yj, lj, y, j + 1, n);
     }
   }
   // (Yᵀ Y)(a, b) = Σ_{m ≥ max(a, b)} Y(m, a) Y(m, b).
   for (int b = 0; b < n; ++b) {
     const double* yb = Y + static_cast<ptrdiff_t>(b) * n;
     for (int a = b; a < n; ++a) {
-      const double* ya = Y + static_cast<ptrdiff_t>(a) * n;
-      double x = 0.0;
-      for (int m = a; m < n; ++m) x += ya[m] * yb[m];
+      const double x = dense::dot<W>(Y + static_cast<ptrdiff_t>(a) * n, yb, a, n);
       Ainv[static_cast<ptrdiff_t>(b) * n + a] = x;
       Ainv[static_cast<ptrdiff_t>(a) * n + b] = x;
     }
   }
 }
 
+/// cholesky_lower, cholesky_solve and cholesky_inverse in their AVX2 + FMA copy where the
+/// processor has it (linalg/block_kernels.h), else the baseline one (dense_kernels.cc).
+bool dense_cholesky(double* a, int n);
+void dense_cholesky_solve(const double* L, int n, double* y);
+void dense_cholesky_inverse(const double* L, int n, double* Ainv, double* scratch);
+
 }  // namespace coulomb::linalg::internal
+
+#pragma GCC diagnostic pop

@@ -19,6 +19,7 @@
 #include "coulomb/solvers/sap/sap_hunt_crossley_constraint.h"
 #include "coulomb/solvers/sap/sap_limit_constraint.h"
 #include "coulomb/solvers/sap/sap_pd_controller_constraint.h"
+#include "linalg/dense_kernels.h"
 
 namespace coulomb::simulation {
 
@@ -302,6 +303,7 @@ void Simulator::set_state(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   scene_.model.check_velocity(v);
   state_.q = q;
   state_.v = v;
+  fm_.increment_valid = false;  // the next free motion starts from v₀: a step from a set state is a function of it alone
 }
 
 double Simulator::energy(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
@@ -345,14 +347,36 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   if (s.v_theta.size() != nv || s.llt.size() != trees_.size()) {
     s.q_theta.resize(model.nq());
     s.q1.resize(model.nq());
-    for (Eigen::VectorXd* x : {&s.v_theta, &s.v_thvq, &s.k1, &s.m, &s.dv, &s.p0, &s.p_theta, &s.beta_theta}) x->resize(nv);
+    for (Eigen::VectorXd* x : {&s.v_theta, &s.v_thvq, &s.k1, &s.m, &s.dv, &s.p0, &s.p_theta, &s.beta_theta, &s.increment})
+      x->resize(nv);
+    s.increment_valid = false;
     s.llt = std::vector<Eigen::LLT<Eigen::MatrixXd>>(trees_.size());  // built in place: copying a default LLT reads its uninitialized info
+    s.factor.resize(trees_.size());
     A_blocks_.resize(trees_.size());
     for (size_t t = 0; t < trees_.size(); ++t) {
       A_blocks_[t].resize(trees_[t].nv, trees_[t].nv);
-      s.llt[t].compute(Eigen::MatrixXd::Identity(trees_[t].nv, trees_[t].nv));  // sizes its storage
+      s.factor[t].resize(trees_[t].nv, trees_[t].nv);
+      if (trees_[t].nv > linalg::internal::kPlainKernelMaxSize)
+        s.llt[t].compute(Eigen::MatrixXd::Identity(trees_[t].nv, trees_[t].nv));  // sizes its storage
     }
   }
+  // The chord matrix per tree: the dense kernels up to 32 velocities (linalg/dense_kernels.h),
+  // Eigen's LLT above. A that is not positive definite (a bad inertia that passed the loaders)
+  // is left to SAP's check of the same A (SapProblem: "A block t is not positive definite").
+  auto factor_A = [&] {
+    for (size_t t = 0; t < trees_.size(); ++t) {
+      if (trees_[t].nv > linalg::internal::kPlainKernelMaxSize) {
+        s.llt[t].compute(A_blocks_[t]);
+      } else {
+        s.factor[t] = A_blocks_[t];
+        linalg::internal::dense_cholesky(s.factor[t].data(), trees_[t].nv);
+      }
+    }
+  };
+  auto solve_A = [&](size_t t, Eigen::Ref<Eigen::VectorXd> x) {
+    if (trees_[t].nv > linalg::internal::kPlainKernelMaxSize) s.llt[t].solveInPlace(x);
+    else linalg::internal::dense_cholesky_solve(s.factor[t].data(), trees_[t].nv, x.data());
+  };
   Eigen::VectorXd &q_theta = s.q_theta, &q1 = s.q1, &v_theta = s.v_theta, &v_thvq = s.v_thvq, &m = s.m,
                   &dv = s.dv, &p0 = s.p0, &p_theta = s.p_theta, &beta_theta = s.beta_theta;
   // A = M + δt²θθ_vq K + δtθ D per tree, from M's tree blocks (crba_trees: M is never formed
@@ -380,14 +404,18 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   // iteration does not contract the correction by 4× (fast motion at a large δt), A is refreshed
   // at q₁ of the current iterate from then on (the plain quasi-Newton iteration).
   assemble_A(multibody::crba_trees_from_joint_poses(model, ws_));
-  for (size_t t = 0; t < trees_.size(); ++t) s.llt[t].compute(A_blocks_[t]);
+  factor_A();
   if (th == 0.0) {  // explicit forces: evaluated once, at (q₀, v₀)
     p_theta = ws_.momentum;
     beta_theta = ws_.momentum_bias;
     q_theta = q0;
     v_theta = v0;
   }
-  v_star = v0;
+  // Start from the last step's increment v* − v₀ (SimulatorParameters::free_motion_warm_start:
+  // the free motion changes little between steps, so the chord iteration starts closer), else
+  // from v₀.
+  if (parameters_.free_motion_warm_start && s.increment_valid) v_star = v0 + s.increment;
+  else v_star = v0;
   results_.stats.free_motion_iterations = 0;
   bool refresh = false, converged = false;
   double last_correction = std::numeric_limits<double>::infinity();
@@ -395,13 +423,13 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
     free_motion_residual(q0, v0, v_star, m);  // leaves the joint poses of q₁ in ws_
     if (refresh) {  // joint poses at q₁ of this iterate, from the momentum pass
       assemble_A(multibody::crba_trees_from_joint_poses(model, ws_));
-      for (size_t t = 0; t < trees_.size(); ++t) s.llt[t].compute(A_blocks_[t]);
+      factor_A();
     }
     for (size_t t = 0; t < trees_.size(); ++t) {
       const contact::TreeRange& r = trees_[t];
       auto dv_t = dv.segment(r.v_start, r.nv);
       dv_t = m.segment(r.v_start, r.nv);
-      s.llt[t].solveInPlace(dv_t);
+      solve_A(t, dv_t);
       dv_t = -dv_t;
     }
     v_star += dv;
@@ -419,6 +447,8 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   // omits δt ∂(M v)/∂q, then as large as M. Newton's method with the exact Jacobian takes over.
   if (!converged) converged = free_motion_newton(q0, v0, v_star);
   results_.stats.free_motion_converged = converged;
+  s.increment = v_star - v0;
+  s.increment_valid = converged;
   // A at the converged v* (digest §2.4: evaluated once, at v*), where the momentum is: q₁(v*).
   v_thvq = thvq * v_star + (1.0 - thvq) * v0;
   multibody::integrate(model, q0, v_thvq, dt, q1);

@@ -1,17 +1,23 @@
-// The plain-loop dense kernels of src/linalg/dense_kernels.h against Eigen's LLT and inverse, on
-// SPD matrices of the sizes SAP feeds them (free bodies' 6 × 6, robots' 18 × 18, up to 48), with
-// the output and scratch buffers full of garbage: the kernels must not read what they did not
-// write (a first version left L⁻¹'s scratch column below the diagonal uninitialized, and contact
-// regularization built on that A⁻¹ let a pile fall through the ground).
+// The dense kernels of src/linalg/dense_kernels.h against Eigen's LLT and inverse, on SPD
+// matrices of the sizes SAP feeds them (free bodies' 6 × 6, robots' 18 × 18, up to 48, and every
+// size from 1 to 13 so that each vector chunk and tail of the W = 2 and W = 4 loops runs), in
+// both copies (baseline and AVX2 + FMA where the processor has it), with the output and scratch
+// buffers full of garbage: the kernels must not read what they did not write (a first version
+// left L⁻¹'s scratch column below the diagonal uninitialized, and contact regularization built
+// on that A⁻¹ let a pile fall through the ground).
 #include "../../src/linalg/dense_kernels.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
 #include <Eigen/Cholesky>
 #include <Eigen/LU>
+
+#include "../../src/linalg/block_kernels.h"
 
 namespace coulomb::linalg::internal {
 namespace {
@@ -25,40 +31,79 @@ Eigen::MatrixXd random_spd(std::mt19937& rng, int n, double spread) {
   return scale.asDiagonal() * (B * B.transpose() + 0.1 * Eigen::MatrixXd::Identity(n, n)) * scale.asDiagonal();
 }
 
+// Runs `check` once with the baseline copy forced and once as the processor decides.
+template <typename F>
+void for_each_copy(F check) {
+  force_baseline_block_kernels(true);
+  check("baseline");
+  force_baseline_block_kernels(false);
+  check(block_kernels_in_use());
+}
+
 TEST(DenseKernelsTest, CholeskySolveAndInverseMatchEigen) {
-  std::mt19937 rng(7);
-  for (int n : {1, 2, 6, 7, 18, 48}) {
-    for (double spread : {1.0, 1e3}) {
-      const Eigen::MatrixXd A = random_spd(rng, n, spread);
-      std::vector<double> L(A.data(), A.data() + A.size());
-      const bool ok = n == 6 ? small_cholesky_in_place<6>(L.data(), n) : small_cholesky_in_place<0>(L.data(), n);
-      ASSERT_TRUE(ok) << n;
-      const Eigen::MatrixXd L_eigen = A.llt().matrixL();
-      const Eigen::Map<const Eigen::MatrixXd> L_ours(L.data(), n, n);
-      EXPECT_LT((Eigen::MatrixXd(L_ours.triangularView<Eigen::Lower>()) - L_eigen).norm(), 1e-12 * L_eigen.norm()) << n;
-      // Solve.
-      Eigen::VectorXd b = Eigen::VectorXd::Random(n), x = b;
-      solve_lower<0>(L.data(), n, x.data());
-      solve_lower_transpose<0>(L.data(), n, x.data());
-      EXPECT_LT((A * x - b).norm(), 1e-9 * (A.norm() * x.norm() + b.norm())) << n;
-      // Inverse, with garbage in the output and the scratch.
-      std::vector<double> inverse(static_cast<size_t>(n) * n, 1e30), scratch(static_cast<size_t>(n) * n, -7.5e29);
-      inverse_from_cholesky(L.data(), n, inverse.data(), scratch.data());
-      const Eigen::Map<const Eigen::MatrixXd> Ainv(inverse.data(), n, n);
-      const Eigen::MatrixXd ref = A.inverse();
-      EXPECT_LT((Ainv - ref).norm(), 1e-9 * ref.norm()) << n << " spread " << spread;
-      EXPECT_LT((Ainv - Ainv.transpose()).norm(), 1e-14 * ref.norm()) << n;
+  std::vector<int> sizes;
+  for (int n = 1; n <= 13; ++n) sizes.push_back(n);
+  for (int n : {17, 18, 31, 32, 48}) sizes.push_back(n);
+  for_each_copy([&](const char* copy) {
+    std::mt19937 rng(7);
+    for (int n : sizes) {
+      for (double spread : {1.0, 1e3}) {
+        const Eigen::MatrixXd A = random_spd(rng, n, spread);
+        std::vector<double> L(A.data(), A.data() + A.size());
+        // The strict upper triangle is not the matrix: garbage there must be neither read nor
+        // changed.
+        for (int j = 0; j < n; ++j)
+          for (int i = 0; i < j; ++i) L[static_cast<size_t>(j) * n + i] = 1e300;
+        ASSERT_TRUE(dense_cholesky(L.data(), n)) << n << " " << copy;
+        const Eigen::MatrixXd L_eigen = A.llt().matrixL();
+        const Eigen::Map<const Eigen::MatrixXd> L_ours(L.data(), n, n);
+        EXPECT_LT((Eigen::MatrixXd(L_ours.triangularView<Eigen::Lower>()) - L_eigen).norm(), 1e-12 * L_eigen.norm())
+            << n << " " << copy;
+        for (int j = 0; j < n; ++j)
+          for (int i = 0; i < j; ++i) ASSERT_EQ(L[static_cast<size_t>(j) * n + i], 1e300) << n << " " << copy;
+        // Solve.
+        Eigen::VectorXd b = Eigen::VectorXd::Random(n), x = b;
+        dense_cholesky_solve(L.data(), n, x.data());
+        EXPECT_LT((A * x - b).norm(), 1e-9 * (A.norm() * x.norm() + b.norm())) << n << " " << copy;
+        // Inverse, with garbage in the output and the scratch.
+        std::vector<double> inverse(static_cast<size_t>(n) * n, 1e30), scratch(static_cast<size_t>(n) * n, -7.5e29);
+        dense_cholesky_inverse(L.data(), n, inverse.data(), scratch.data());
+        const Eigen::Map<const Eigen::MatrixXd> Ainv(inverse.data(), n, n);
+        const Eigen::MatrixXd ref = A.inverse();
+        EXPECT_LT((Ainv - ref).norm(), 1e-9 * ref.norm()) << n << " spread " << spread << " " << copy;
+        EXPECT_LT((Ainv - Ainv.transpose()).norm(), 1e-14 * ref.norm()) << n << " " << copy;
+      }
     }
+  });
+}
+
+TEST(DenseKernelsTest, FixedSizeCholeskyMatchesEigen) {
+  std::mt19937 rng(11);
+  for (double spread : {1.0, 1e3}) {
+    const Eigen::MatrixXd A = random_spd(rng, 6, spread);
+    std::vector<double> L(A.data(), A.data() + A.size());
+    ASSERT_TRUE(small_cholesky_in_place<6>(L.data()));
+    const Eigen::MatrixXd L_eigen = A.llt().matrixL();
+    const Eigen::Map<const Eigen::MatrixXd> L_ours(L.data(), 6, 6);
+    EXPECT_LT((Eigen::MatrixXd(L_ours.triangularView<Eigen::Lower>()) - L_eigen).norm(), 1e-12 * L_eigen.norm());
   }
 }
 
 TEST(DenseKernelsTest, NotPositiveDefiniteIsReported) {
-  Eigen::Matrix3d A;
-  A << 1, 2, 0, 2, 1, 0, 0, 0, 1;  // eigenvalues 3, −1, 1
-  std::vector<double> L(A.data(), A.data() + 9);
-  EXPECT_FALSE(small_cholesky_in_place<0>(L.data(), 3));
-  Eigen::Matrix2d Z = Eigen::Matrix2d::Zero();
-  EXPECT_FALSE(small_cholesky_in_place<0>(Z.data(), 2));
+  for_each_copy([](const char* copy) {
+    Eigen::Matrix3d A;
+    A << 1, 2, 0, 2, 1, 0, 0, 0, 1;  // eigenvalues 3, −1, 1
+    std::vector<double> L(A.data(), A.data() + 9);
+    EXPECT_FALSE(dense_cholesky(L.data(), 3)) << copy;
+    Eigen::Matrix2d Z = Eigen::Matrix2d::Zero();
+    EXPECT_FALSE(dense_cholesky(Z.data(), 2)) << copy;
+    Eigen::MatrixXd N = Eigen::MatrixXd::Identity(9, 9);  // a NaN reaches a pivot
+    N(8, 3) = N(3, 8) = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_FALSE(dense_cholesky(N.data(), 9)) << copy;
+  });
+  Eigen::Matrix<double, 6, 6> S = Eigen::Matrix<double, 6, 6>::Identity();
+  S(5, 5) = -1.0;
+  EXPECT_FALSE(small_cholesky_in_place<6>(S.data()));
 }
 
 }  // namespace

@@ -77,6 +77,12 @@ struct SimulatorParameters {
   solvers::sap::SapRegularization limit_regularization{0.1, 1e-3};
   int free_motion_max_iterations = 30;   ///< stage-1 Newton iterations (every scheme: p(q₁, v) depends on v)
   double free_motion_tolerance = 1e-10;  ///< on ‖Δv‖ / max(1, ‖v*‖)
+  /// Start stage 1's chord iteration at v₀ + (the last step's v* − v₀) instead of v₀. The free
+  /// motion's increment changes little from step to step, so the first iterate is closer: 3.60 →
+  /// 2.97 iterations per step on a1_drop, 2 → 1 on free bodies. The converged v* is the same to
+  /// free_motion_tolerance. A step after set_state(), or after a step whose free motion did not
+  /// converge, starts from v₀, so a step from a given state does not depend on earlier steps.
+  bool free_motion_warm_start = true;
   bool joint_limits = true;              ///< add SAP limit constraints for finite joint limits
   /// SAP: a limit enters the step only when it lies within joint_limit_window · δt ·
   /// max(|v₀|, |v*|) of q₀ (the joint's travel in the step, estimated from the start and
@@ -241,7 +247,15 @@ class Simulator {
   /// free_motion's buffers, sized on its first call so that later steps do not allocate.
   struct FreeMotionScratch {
     Eigen::VectorXd q_theta, q1, v_theta, v_thvq, k1, m, dv, p0, p_theta, beta_theta;
-    std::vector<Eigen::LLT<Eigen::MatrixXd>> llt;  ///< per tree: factorization of A_blocks_[t]
+    /// Per tree: the Cholesky factor of A_blocks_[t] (lower triangle), from the dense kernels for
+    /// trees up to 32 velocities, and Eigen's LLT for larger ones.
+    std::vector<Eigen::MatrixXd> factor;
+    std::vector<Eigen::LLT<Eigen::MatrixXd>> llt;
+    /// The last step's converged increment v* − v₀: the next step's chord iteration starts at
+    /// v₀ + that increment (valid: whether it may, i.e. the last step converged and no
+    /// set_state() came between).
+    Eigen::VectorXd increment;
+    bool increment_valid = false;
     /// Newton fallback (free_motion_newton): per tree the finite-difference ∂m/∂v, and trial
     /// vectors. Sized on the first step that needs them.
     std::vector<Eigen::MatrixXd> jacobian;

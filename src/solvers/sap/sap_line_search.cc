@@ -24,6 +24,7 @@ void SapLineSearchFunction::reset(const SapProblem& problem, const Eigen::Ref<co
                                   const Eigen::Ref<const Eigen::VectorXd>& A_dv_minus,
                                   const Eigen::Ref<const Eigen::VectorXd>& vc, const Eigen::Ref<const Eigen::VectorXd>& dv) {
   problem_ = &problem;
+  island_ = nullptr;
   const int m = problem.num_rows(), nv = problem.nv();
   vc_ = vc;
   dvc_.resize(m);
@@ -37,9 +38,34 @@ void SapLineSearchFunction::reset(const SapProblem& problem, const Eigen::Ref<co
   dv_dp_ = dv.dot(dp_);
 }
 
+void SapLineSearchFunction::reset_island(const SapProblem& problem, const double* vc, const double* dvc, double cost_A0,
+                                         double r0, double dv_dp, const int* constraints, int count) {
+  problem_ = &problem;
+  island_ = constraints;
+  island_count_ = count;
+  island_vc_ = vc;
+  island_dvc_ = dvc;
+  cost_A0_ = cost_A0;
+  r0_ = r0;
+  dv_dp_ = dv_dp;
+  const int m = problem.num_rows();
+  if (gamma_.size() < m) gamma_.resize(m);  // grow only: no allocation once the rows have peaked
+  if (vc_alpha_.size() < m) vc_alpha_.resize(m);
+}
+
 double SapLineSearchFunction::cost(double alpha) const {
   const SapProblem& problem = *problem_;
   double ell = cost_A0_ + alpha * r0_ + 0.5 * alpha * alpha * dv_dp_;
+  if (island_ != nullptr) {
+    for (int k = 0; k < island_count_; ++k) {
+      const int i = island_[k];
+      const SapConstraint& c = problem.constraint(i);
+      const int r = problem.row_start(i), n = c.num_rows();
+      for (int a = r; a < r + n; ++a) vc_alpha_[a] = island_vc_[a] + alpha * island_dvc_[a];
+      ell += c.calc(vc_alpha_.segment(r, n), gamma_.segment(r, n), nullptr);
+    }
+    return ell;
+  }
   vc_alpha_ = vc_ + alpha * dvc_;
   for (int i = 0; i < problem.num_constraints(); ++i) {
     const SapConstraint& c = problem.constraint(i);
@@ -51,6 +77,22 @@ double SapLineSearchFunction::cost(double alpha) const {
 
 double SapLineSearchFunction::derivative(double alpha, double* second) const {
   const SapProblem& problem = *problem_;
+  if (island_ != nullptr) {
+    double d2 = dv_dp_, d = r0_ + alpha * dv_dp_;
+    for (int k = 0; k < island_count_; ++k) {
+      const int i = island_[k];
+      const SapConstraint& c = problem.constraint(i);
+      const int r = problem.row_start(i), n = c.num_rows();
+      for (int a = r; a < r + n; ++a) vc_alpha_[a] = island_vc_[a] + alpha * island_dvc_[a];
+      double curvature = 0.0;
+      const Eigen::Map<const Eigen::VectorXd> dvc_i(island_dvc_ + r, n);
+      c.calc_along(vc_alpha_.segment(r, n), dvc_i, gamma_.segment(r, n), second != nullptr ? &curvature : nullptr);
+      d2 += curvature;
+      d -= dvc_i.dot(gamma_.segment(r, n));
+    }
+    if (second != nullptr) *second = d2;
+    return d;
+  }
   vc_alpha_ = vc_ + alpha * dvc_;
   double d2 = dv_dp_;
   for (int i = 0; i < problem.num_constraints(); ++i) {

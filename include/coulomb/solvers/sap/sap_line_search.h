@@ -32,6 +32,14 @@ class SapLineSearchFunction {
              const Eigen::Ref<const Eigen::VectorXd>& A_dv_minus, const Eigen::Ref<const Eigen::VectorXd>& vc,
              const Eigen::Ref<const Eigen::VectorXd>& dv);
 
+  /// Island mode (SapSolver on a problem whose constraints fall into independent islands: the
+  /// cost is a sum of one term per island, each minimized along its own part of Δv): the line
+  /// restricted to the constraints `constraints[0, count)` and the trees they touch. The caller
+  /// passes v_c = J v and Δv_c = J Δv (num_rows each; they must outlive the calls to cost() and
+  /// derivative()) and the island's scalars ℓ_A(0) = ½ (v − v*)ᵀA(v − v*), Δpᵀ(v − v*) and
+  /// ΔvᵀΔp over its trees. Rows of other constraints are neither read nor written.
+  void reset_island(const SapProblem& problem, const double* vc, const double* dvc, double cost_A0, double r0,
+                    double dv_dp, const int* constraints, int count);
   /// ℓ(α) [J].
   double cost(double alpha) const;
   /// ℓ'(α); when second != nullptr also ℓ''(α).
@@ -39,6 +47,12 @@ class SapLineSearchFunction {
 
  private:
   const SapProblem* problem_ = nullptr;
+  // Island mode: the constraint subset and the caller's v_c, Δv_c (nullptr: every constraint,
+  // this object's vc_ and dvc_).
+  const int* island_ = nullptr;
+  int island_count_ = 0;
+  const double* island_vc_ = nullptr;
+  const double* island_dvc_ = nullptr;
   Eigen::VectorXd vc_, dvc_, dv_minus_, dp_, a_dv_minus_;
   double cost_A0_ = 0.0, r0_ = 0.0, dv_dp_ = 0.0;
   mutable Eigen::VectorXd gamma_, vc_alpha_;

@@ -1,0 +1,29 @@
+// The out-of-line, processor-dispatched copies of dense_kernels.h's run-time-size kernels.
+#include "linalg/dense_kernels.h"
+
+#include "linalg/block_kernels.h"
+
+namespace coulomb::linalg::internal {
+
+namespace {
+bool cholesky_baseline(double* a, int n) { return cholesky_lower<2>(a, n); }
+COULOMB_TARGET_AVX2 bool cholesky_avx2(double* a, int n) { return cholesky_lower<4>(a, n); }
+void solve_baseline(const double* L, int n, double* y) { cholesky_solve<2>(L, n, y); }
+COULOMB_TARGET_AVX2 void solve_avx2(const double* L, int n, double* y) { cholesky_solve<4>(L, n, y); }
+void inverse_baseline(const double* L, int n, double* Ainv, double* scratch) { cholesky_inverse<2>(L, n, Ainv, scratch); }
+COULOMB_TARGET_AVX2 void inverse_avx2(const double* L, int n, double* Ainv, double* scratch) {
+  cholesky_inverse<4>(L, n, Ainv, scratch);
+}
+}  // namespace
+
+bool dense_cholesky(double* a, int n) { return use_avx2_kernels() ? cholesky_avx2(a, n) : cholesky_baseline(a, n); }
+void dense_cholesky_solve(const double* L, int n, double* y) {
+  if (use_avx2_kernels()) solve_avx2(L, n, y);
+  else solve_baseline(L, n, y);
+}
+void dense_cholesky_inverse(const double* L, int n, double* Ainv, double* scratch) {
+  if (use_avx2_kernels()) inverse_avx2(L, n, Ainv, scratch);
+  else inverse_baseline(L, n, Ainv, scratch);
+}
+
+}  // namespace coulomb::linalg::internal
