@@ -313,6 +313,7 @@ TEST(SapSolverTest, IslandsAreSolvedAsTheirOwnProblems) {
     SCOPED_TRACE("linear solver " + std::to_string(static_cast<int>(linear)));
     SapSolverParameters by_island = tight(1e-10), one_alpha = tight(1e-10);
     by_island.linear_solver = one_alpha.linear_solver = linear;
+    by_island.island_line_search = true;
     one_alpha.island_line_search = false;
     by_island.try_zero_guess = one_alpha.try_zero_guess = false;  // start every group from its guess
     const SapSolverResults r = SapSolver(by_island).solve(whole, guess);
