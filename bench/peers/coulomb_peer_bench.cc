@@ -244,6 +244,7 @@ int simulate(const std::string& path, const std::string& approximation, int seed
   params.solver = sim::parse_solver(s.solver);
   params.time_step = s.time_step;
   params.integrator = sim::parse_integrator(s.integrator);
+  params.compute_energy = false;  // a statistic the peers do not compute per step either
   sim::Simulator simulator(std::move(s), params);
   simulator.set_state(q_start, Eigen::VectorXd::Zero(simulator.model().nv()));
 

@@ -10,6 +10,10 @@ bool cholesky_baseline(double* a, int n) { return cholesky_lower<2>(a, n); }
 COULOMB_TARGET_AVX2 bool cholesky_avx2(double* a, int n) { return cholesky_lower<4>(a, n); }
 void solve_baseline(const double* L, int n, double* y) { cholesky_solve<2>(L, n, y); }
 COULOMB_TARGET_AVX2 void solve_avx2(const double* L, int n, double* y) { cholesky_solve<4>(L, n, y); }
+void forward_baseline(const double* L, int n, int ld, double* y) { forward_substitution<2>(L, n, y, ld); }
+COULOMB_TARGET_AVX2 void forward_avx2(const double* L, int n, int ld, double* y) {
+  forward_substitution<4>(L, n, y, ld);
+}
 void inverse_baseline(const double* L, int n, double* Ainv, double* scratch) { cholesky_inverse<2>(L, n, Ainv, scratch); }
 COULOMB_TARGET_AVX2 void inverse_avx2(const double* L, int n, double* Ainv, double* scratch) {
   cholesky_inverse<4>(L, n, Ainv, scratch);
@@ -20,6 +24,10 @@ bool dense_cholesky(double* a, int n) { return use_avx2_kernels() ? cholesky_avx
 void dense_cholesky_solve(const double* L, int n, double* y) {
   if (use_avx2_kernels()) solve_avx2(L, n, y);
   else solve_baseline(L, n, y);
+}
+void dense_forward_substitution(const double* L, int n, int ld, double* y) {
+  if (use_avx2_kernels()) forward_avx2(L, n, ld, y);
+  else forward_baseline(L, n, ld, y);
 }
 void dense_cholesky_inverse(const double* L, int n, double* Ainv, double* scratch) {
   if (use_avx2_kernels()) inverse_avx2(L, n, Ainv, scratch);

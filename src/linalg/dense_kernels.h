@@ -4,7 +4,7 @@
 // column (blocking, gemv dispatch) that exceeds the arithmetic below ~30 × 30; these loops do
 // only the arithmetic. N > 0 fixes the size at compile time (the 6 × 6 blocks of free bodies).
 //
-// The run-time-size kernels (cholesky_lower, cholesky_solve, cholesky_inverse) stream columns
+// The run-time-size kernels (cholesky_lower, its solves, cholesky_inverse) stream columns
 // with W-wide vectors (GCC/Clang vector extensions, W = 4 for the AVX2 + FMA copy, 2 for the
 // baseline x86-64 one) and keep a chunk of a column in registers while they accumulate over the
 // earlier columns. They are always_inline: a caller compiled twice (COULOMB_TARGET_AVX2,
@@ -157,16 +157,20 @@ template <int W>
   return true;
 }
 
-/// Forward substitution L z = y in place (L of cholesky_lower, n × n, leading dimension n):
-/// column axpys.
+/// Forward substitution L z = y in place (L of cholesky_lower, n × n, leading dimension ld ≥ n,
+/// n by default: a trailing block of a factor is a factor of its own): column axpys.
 template <int W>
-[[gnu::always_inline]] inline void forward_substitution(const double* L, int n, double* y) {
+[[gnu::always_inline]] inline void forward_substitution(const double* L, int n, double* y, int ld) {
   for (int j = 0; j < n; ++j) {
-    const double* lj = L + static_cast<ptrdiff_t>(j) * n;
+    const double* lj = L + static_cast<ptrdiff_t>(j) * ld;
     const double zj = y[j] / lj[j];
     y[j] = zj;
     dense::axpy_minus<W>(zj, lj, y, j + 1, n);
   }
+}
+template <int W>
+[[gnu::always_inline]] inline void forward_substitution(const double* L, int n, double* y) {
+  forward_substitution<W>(L, n, y, n);
 }
 
 /// Back substitution Lᵀ x = z in place: column dot products.
@@ -212,10 +216,11 @@ template <int W>
   }
 }
 
-/// cholesky_lower, cholesky_solve and cholesky_inverse in their AVX2 + FMA copy where the
-/// processor has it (linalg/block_kernels.h), else the baseline one (dense_kernels.cc).
+/// cholesky_lower, cholesky_solve, forward_substitution and cholesky_inverse in their AVX2 +
+/// FMA copy where the processor has it (linalg/block_kernels.h), else the baseline one (dense_kernels.cc).
 bool dense_cholesky(double* a, int n);
 void dense_cholesky_solve(const double* L, int n, double* y);
+void dense_forward_substitution(const double* L, int n, int ld, double* y);
 void dense_cholesky_inverse(const double* L, int n, double* Ainv, double* scratch);
 
 }  // namespace coulomb::linalg::internal

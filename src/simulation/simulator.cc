@@ -400,10 +400,14 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   // The iteration matrix: A at q₀, factored once per step (a chord method). Newton's exact
   // Jacobian of m(v) would add δt ∂(M v)/∂q terms that A at q₁ omits as well, so A(q₀) converges
   // as fast; the converged v* is the same to the tolerance, and A is then evaluated at q₁(v*).
-  // It depends on (q₀, v₀) only: a step from a state set by set_state() is the same step. If an
-  // iteration does not contract the correction by 4× (fast motion at a large δt), A is refreshed
-  // at q₁ of the current iterate from then on (the plain quasi-Newton iteration).
-  assemble_A(multibody::crba_trees_from_joint_poses(model, ws_));
+  // With the warm start (SimulatorParameters::free_motion_warm_start) the last step's A at its
+  // q₁(v*), still in A_blocks_, serves instead: it differs from A(q₀) by δt times the contact
+  // impulses' change of velocity, and it saves a CRBA per step. A step from a state set by
+  // set_state() (no warm start) uses A(q₀): it depends on (q₀, v₀) only. If an iteration does
+  // not contract the correction by 4× (fast motion at a large δt), A is refreshed at q₁ of the
+  // current iterate from then on (the plain quasi-Newton iteration).
+  const bool warm = parameters_.free_motion_warm_start && s.increment_valid;
+  if (!warm) assemble_A(multibody::crba_trees_from_joint_poses(model, ws_));
   factor_A();
   if (th == 0.0) {  // explicit forces: evaluated once, at (q₀, v₀)
     p_theta = ws_.momentum;
@@ -414,7 +418,7 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   // Start from the last step's increment v* − v₀ (SimulatorParameters::free_motion_warm_start:
   // the free motion changes little between steps, so the chord iteration starts closer), else
   // from v₀.
-  if (parameters_.free_motion_warm_start && s.increment_valid) v_star = v0 + s.increment;
+  if (warm) v_star = v0 + s.increment;
   else v_star = v0;
   results_.stats.free_motion_iterations = 0;
   bool refresh = false, converged = false;
@@ -439,7 +443,12 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
       converged = true;  // (an infinite correction met the test against an infinite ‖v*‖)
       break;
     }
-    if (correction > 0.25 * last_correction) refresh = true;
+    // A poor contraction far from the tolerance means fast motion: refresh A. Near it (a warm
+    // start's first correction can already be within 1e3 of the tolerance) the ratio of two
+    // corrections is round-off, and a refresh would cost a CRBA and a Cholesky for nothing.
+    if (correction > 0.25 * last_correction &&
+        correction > 1e3 * parameters_.free_motion_tolerance * std::max(1.0, v_star.norm()))
+      refresh = true;
     last_correction = correction;
   }
   // At |v| δt of a radian or more (a joint started far past its limit, taken back by SAP's
@@ -750,7 +759,7 @@ const StepStats& Simulator::step() {
   if (!state_.q.allFinite() || !state_.v.allFinite())
     throw std::runtime_error("simulator: the state became non-finite at t = " + std::to_string(state_.time) + " s");
   stats.time = state_.time;
-  stats.energy = energy(state_.q, state_.v);
+  stats.energy = parameters_.compute_energy ? energy(state_.q, state_.v) : std::numeric_limits<double>::quiet_NaN();
   lap(stats.stage_time.finish);
   stats.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return stats;

@@ -65,6 +65,16 @@ TEST(DenseKernelsTest, CholeskySolveAndInverseMatchEigen) {
         Eigen::VectorXd b = Eigen::VectorXd::Random(n), x = b;
         dense_cholesky_solve(L.data(), n, x.data());
         EXPECT_LT((A * x - b).norm(), 1e-9 * (A.norm() * x.norm() + b.norm())) << n << " " << copy;
+        Eigen::VectorXd z = b;  // forward substitution alone: L z = b
+        dense_forward_substitution(L.data(), n, n, z.data());
+        EXPECT_LT((L_eigen * z - b).norm(), 1e-9 * (L_eigen.norm() * z.norm() + b.norm())) << n << " " << copy;
+        if (n > 2) {  // on the trailing block from row 2, leading dimension n
+          const int m = n - 2;
+          Eigen::VectorXd zt = b.tail(m);
+          dense_forward_substitution(L.data() + 2 * n + 2, m, n, zt.data());
+          const Eigen::MatrixXd Lt = L_eigen.bottomRightCorner(m, m);
+          EXPECT_LT((Lt * zt - b.tail(m)).norm(), 1e-9 * (Lt.norm() * zt.norm() + b.norm())) << n << " " << copy;
+        }
         // Inverse, with garbage in the output and the scratch.
         std::vector<double> inverse(static_cast<size_t>(n) * n, 1e30), scratch(static_cast<size_t>(n) * n, -7.5e29);
         dense_cholesky_inverse(L.data(), n, inverse.data(), scratch.data());

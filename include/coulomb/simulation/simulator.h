@@ -83,6 +83,11 @@ struct SimulatorParameters {
   /// free_motion_tolerance. A step after set_state(), or after a step whose free motion did not
   /// converge, starts from v₀, so a step from a given state does not depend on earlier steps.
   bool free_motion_warm_start = true;
+  /// Compute StepStats::energy (kinetic + gravitational + spring) at the end of every step: one
+  /// kinematics pass and one inertia pass (4 % of an a1_drop step). Off, StepStats::energy is
+  /// NaN. `coulomb simulate` writes it to steps.csv and stats.json; `coulomb bench` and the peer
+  /// benchmark turn it off, as MuJoCo (mjENBL_ENERGY) and Drake do not compute it per step.
+  bool compute_energy = true;
   bool joint_limits = true;              ///< add SAP limit constraints for finite joint limits
   /// SAP: a limit enters the step only when it lies within joint_limit_window · δt ·
   /// max(|v₀|, |v*|) of q₀ (the joint's travel in the step, estimated from the start and

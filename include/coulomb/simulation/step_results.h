@@ -34,7 +34,9 @@ struct StepStats {
   /// Mean tangential contact speed ‖v_t‖ over the contacts that carry load (γ_n > 0) at the end of
   /// the step [m/s]: the slip of regularized friction (Castro et al. §VI-C2); 0 without loaded contacts.
   double mean_slip = 0.0;
-  double energy = 0.0;               ///< kinetic + gravitational + spring energy at the end [J]
+  /// Kinetic + gravitational + spring energy at the end [J]; NaN when
+  /// SimulatorParameters::compute_energy is off.
+  double energy = 0.0;
   double wall_time = 0.0;            ///< [s]
   /// Wall time of the step's stages [s], measured only when SimulatorParameters::profile_stages
   /// (zero otherwise); they add up to wall_time but for the controller's update and a few clock

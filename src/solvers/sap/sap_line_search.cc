@@ -108,9 +108,9 @@ double SapLineSearchFunction::derivative(double alpha, double* second) const {
 }
 
 LineSearchOutcome exact_line_search(const SapLineSearchFunction& f, double alpha_max, double f_tolerance,
-                                    int max_iterations) {
+                                    int max_iterations, double d0_given) {
   LineSearchOutcome out;
-  const double d0 = f.derivative(0.0);
+  const double d0 = std::isnan(d0_given) ? f.derivative(0.0) : d0_given;
   if (!(d0 < 0.0)) {
     out.descent = false;
     return out;

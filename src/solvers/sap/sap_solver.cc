@@ -168,7 +168,9 @@ struct SapSolverWorkspace {
   std::vector<int> G_offset;
   double cost = 0.0;
   // Delassus estimate.
-  std::vector<Eigen::MatrixXd> A_inverse;  // per tree
+  std::vector<Eigen::MatrixXd> A_inverse;  // per tree: A⁻¹ of free bodies (6) and of trees above 32
+  std::vector<Eigen::MatrixXd> A_chol;     // per tree of 7 to 32 velocities: the Cholesky factor of A
+  std::vector<double> Y;                   // L⁻¹ J_iᵀ of one constraint side (n × r, grow only)
   std::vector<double> A_factor, AinvJt, W;  // scratch of prepare_constraints, mapped r × r and k × r (grow only)
   // Hessian assembly: one storage target per constraint and Jacobian-block pair.
   struct Target {
@@ -335,10 +337,14 @@ double free_trees_rest_cost(const SapProblem& problem, const SapSolverWorkspace&
 }
 
 // Prepares each constraint with the Delassus block estimate W_ii ≈ Σ_t J_it A_t⁻¹ J_itᵀ
-// (Castro et al. §V-B, with A in place of M; digest §8 item 8).
+// (Castro et al. §V-B, with A in place of M; digest §8 item 8). Free bodies (6 × 6) and trees
+// above 32 velocities go through A_t⁻¹; a robot's tree of 7 to 32 through its Cholesky factor,
+// W += YᵀY with Y = L⁻¹ J_itᵀ: r forward substitutions per constraint side instead of the n³/3
+// of A⁻¹ (a1_drop: 5 contacts and 2 limits against an 18 × 18 inverse).
 void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
   const int T = problem.num_trees();
   w.A_inverse.resize(T);
+  w.A_chol.resize(T);
   for (int t = 0; t < T; ++t) {
     const int n = problem.tree_size(t);
     if (w.A_factor.size() < static_cast<size_t>(n) * n) w.A_factor.resize(static_cast<size_t>(n) * n);
@@ -348,9 +354,15 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
     // get their factorization as the positive-definiteness check and nothing more. Trees up to
     // kPlainKernelMaxSize take the plain kernels of linalg/dense_kernels.h (free bodies at the
     // compile-time size 6), larger ones Eigen's LLT (see the note at the top of this namespace).
+    if (n != 6 && n <= linalg::internal::kPlainKernelMaxSize) {
+      Eigen::MatrixXd& L = w.A_chol[t];
+      L = problem.A(t);  // no allocation once the tree has been seen
+      if (!linalg::internal::dense_cholesky(L.data(), n))
+        throw std::invalid_argument("SapProblem: A block " + std::to_string(t) + " is not positive definite");
+      continue;
+    }
     if (n <= linalg::internal::kPlainKernelMaxSize) {
-      const bool ok = n == 6 ? linalg::internal::small_cholesky_in_place<6>(A_factor.data())
-                             : linalg::internal::dense_cholesky(A_factor.data(), n);
+      const bool ok = linalg::internal::small_cholesky_in_place<6>(A_factor.data());
       if (!ok) throw std::invalid_argument("SapProblem: A block " + std::to_string(t) + " is not positive definite");
       if (!w.tree_touched[t]) continue;
       w.A_inverse[t].resize(n, n);
@@ -376,6 +388,7 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
   }
   if (w.W.size() < max_W) w.W.resize(max_W);
   if (w.AinvJt.size() < max_AinvJt) w.AinvJt.resize(max_AinvJt);
+  if (w.Y.size() < max_AinvJt) w.Y.resize(max_AinvJt);
   for (int i = 0; i < problem.num_constraints(); ++i) {
     SapConstraint& c = problem.mutable_constraint(i);
     const int r = c.num_rows();
@@ -383,8 +396,37 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
     W.setZero();
     for (int k = 0; k < c.num_trees(); ++k) {
       const Eigen::MatrixXd& J = c.jacobian(k);
-      const Eigen::MatrixXd& Ainv = w.A_inverse[c.tree(k)];
+      const int n = static_cast<int>(J.cols());
       const SapSolverWorkspace::Sparsity& sp = w.sparsity[2 * static_cast<size_t>(i) + k];
+      if (n != 6 && n <= linalg::internal::kPlainKernelMaxSize) {  // a robot's tree: W += YᵀY
+        // Rows of L⁻¹ J_itᵀ above the first nonzero column of J_it are zero (a limit on a leg
+        // joint: only the rows from that joint on): the substitution starts there.
+        const int first = sp.k < n ? w.cols[sp.cols_offset] : 0;
+        const int m = n - first;
+        const double* L = w.A_chol[c.tree(k)].data() + static_cast<ptrdiff_t>(first) * n + first;
+        double* Y = w.Y.data();
+        for (int q = 0; q < r; ++q) {
+          double* y = Y + static_cast<ptrdiff_t>(q) * m;  // row q of J_it from `first`, then L⁻¹ of it
+          if (sp.k < n) {
+            std::fill(y, y + m, 0.0);
+            const double* Jc = w.J_compact.data() + sp.J_offset;
+            const int* cols = w.cols.data() + sp.cols_offset;
+            for (int b = 0; b < sp.k; ++b) y[cols[b] - first] = Jc[static_cast<ptrdiff_t>(b) * r + q];
+          } else {
+            for (int j = 0; j < n; ++j) y[j] = J(q, j);
+          }
+          linalg::internal::dense_forward_substitution(L, m, n, y);
+        }
+        for (int a = 0; a < r; ++a)
+          for (int b = 0; b <= a; ++b) {
+            double x = 0.0;
+            for (int j = 0; j < m; ++j) x += Y[static_cast<ptrdiff_t>(a) * m + j] * Y[static_cast<ptrdiff_t>(b) * m + j];
+            W(a, b) += x;
+            if (b != a) W(b, a) += x;
+          }
+        continue;
+      }
+      const Eigen::MatrixXd& Ainv = w.A_inverse[c.tree(k)];
       if (r == 3 && J.cols() == 6) {  // contact on a free body: fixed size
         const Eigen::Map<const Eigen::Matrix<double, 3, 6>> J36(J.data());
         const Eigen::Matrix<double, 6, 3> AinvJt = Eigen::Map<const Eigen::Matrix<double, 6, 6>>(Ainv.data()) * J36.transpose();
@@ -536,6 +578,45 @@ struct Side {
   }
 }
 
+// out += x.Jᵀ GJ_x on a diagonal block (the same side on both hands), lower triangle only: the
+// factorizations read nothing else. Free bodies' 3 × 6 contact blocks keep the full-block
+// kernel (its register layout writes whole columns); a robot's side (k columns of its tree,
+// sorted, compacted or all) writes its k(k+1)/2 entries straight to their places.
+[[gnu::always_inline]] inline void add_diagonal_product(const Side& x, int r, const double* GJx, double* out, int ld) {
+  if (x.cols == nullptr && r == 3 && x.k == 6 && ld == 6) {
+    add_JtGJ(x.J, r, x.k, GJx, x.k, out, ld);
+    return;
+  }
+  if (r == 3) {  // contacts
+    for (int b = 0; b < x.k; ++b) {
+      const double* g = GJx + 3 * static_cast<ptrdiff_t>(b);
+      double* column = out + static_cast<ptrdiff_t>(x.cols ? x.cols[b] : b) * ld;
+      if (x.cols != nullptr) {
+        for (int a = b; a < x.k; ++a) {
+          const double* j = x.J + 3 * static_cast<ptrdiff_t>(a);
+          column[x.cols[a]] += j[0] * g[0] + j[1] * g[1] + j[2] * g[2];
+        }
+      } else {
+        for (int a = b; a < x.k; ++a) {
+          const double* j = x.J + 3 * static_cast<ptrdiff_t>(a);
+          column[a] += j[0] * g[0] + j[1] * g[1] + j[2] * g[2];
+        }
+      }
+    }
+    return;
+  }
+  for (int b = 0; b < x.k; ++b) {
+    const double* g = GJx + static_cast<ptrdiff_t>(r) * b;
+    double* column = out + static_cast<ptrdiff_t>(x.cols ? x.cols[b] : b) * ld;
+    for (int a = b; a < x.k; ++a) {
+      const double* j = x.J + static_cast<ptrdiff_t>(r) * a;
+      double sum = 0.0;
+      for (int q = 0; q < r; ++q) sum += j[q] * g[q];
+      column[x.cols ? x.cols[a] : a] += sum;
+    }
+  }
+}
+
 // Adds Σ_i J_iᵀ G_i J_i into the targets (which hold A already). Compiled twice, like
 // BlockSparseCholesky's factorization (linalg/block_kernels.h): the 6 × 6 contact blocks of free
 // bodies take the AVX2 + FMA kernels where the processor has them.
@@ -552,12 +633,12 @@ struct Side {
     const Side s0 = side_of(c, 0, i, w);
     double* GJ0 = w.GJ.data();
     multiply_GJ(G, r, s0.J, s0.k, GJ0);
-    add_side_product(s0, r, s0, GJ0, t[0].data, t[0].ld, w.JtGJ.data());
+    add_diagonal_product(s0, r, GJ0, t[0].data, t[0].ld);
     if (c.num_trees() == 2) {
       const Side s1 = side_of(c, 1, i, w);
       double* GJ1 = GJ0 + static_cast<ptrdiff_t>(r) * s0.k;
       multiply_GJ(G, r, s1.J, s1.k, GJ1);
-      add_side_product(s1, r, s1, GJ1, t[1].data, t[1].ld, w.JtGJ.data());
+      add_diagonal_product(s1, r, GJ1, t[1].data, t[1].ld);
       if (!t[2].transposed) add_side_product(s1, r, s0, GJ0, t[2].data, t[2].ld, w.JtGJ.data());  // (tree 1, tree 0)
       else add_side_product(s0, r, s1, GJ1, t[2].data, t[2].ld, w.JtGJ.data());                  // (tree 0, tree 1)
     }
@@ -748,9 +829,11 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
       res.status = SapSolverStatus::kLinearSolverFailure;
       break;
     }
-    auto line_search = [&](const SapLineSearchFunction& f) {
+    // ℓ'(0) = Δpᵀ(v − v*) − Δv_cᵀγ = Δvᵀ(A(v − v*) − Jᵀγ) = Δvᵀ∇ℓ_p: known from the evaluation
+    // at v, so the exact search does not evaluate it again.
+    auto line_search = [&](const SapLineSearchFunction& f, double d0) {
       return prm.line_search == SapLineSearch::kExact
-                 ? exact_line_search(f, prm.exact_alpha_max, prm.exact_f_tolerance, prm.exact_max_iterations)
+                 ? exact_line_search(f, prm.exact_alpha_max, prm.exact_f_tolerance, prm.exact_max_iterations, d0)
                  : backtracking_line_search(f, prm.armijo_alpha_max, prm.armijo_rho, prm.armijo_c,
                                             prm.backtracking_max_iterations);
     };
@@ -764,12 +847,13 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
       problem.multiply_A(w.dv, w.dp);
       double min_alpha = std::numeric_limits<double>::infinity();
       for (int k = 0; k < w.num_islands; ++k) {
-        double cost_A0 = 0.0, r0 = 0.0, dv_dp = 0.0, g2 = 0.0, p2 = 0.0, jc2 = 0.0;
+        double cost_A0 = 0.0, r0 = 0.0, dv_dp = 0.0, g2 = 0.0, p2 = 0.0, jc2 = 0.0, d0 = 0.0;
         for (int a = w.island_tree_start[k]; a < w.island_tree_start[k + 1]; ++a) {
           const int t = w.island_trees[a], s = problem.tree_start(t), n = problem.tree_size(t);
           cost_A0 += w.dv_minus.segment(s, n).dot(w.Av_minus.segment(s, n));
           r0 += w.dv.segment(s, n).dot(w.Av_minus.segment(s, n));
           dv_dp += w.dv.segment(s, n).dot(w.dp.segment(s, n));
+          d0 += w.dv.segment(s, n).dot(w.grad.segment(s, n));
           g2 += w.D.segment(s, n).cwiseProduct(w.grad.segment(s, n)).squaredNorm();
           p2 += w.D.segment(s, n).cwiseProduct(w.p.segment(s, n)).squaredNorm();
           jc2 += w.D.segment(s, n).cwiseProduct(w.jc.segment(s, n)).squaredNorm();
@@ -780,7 +864,7 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
         const int c0 = w.island_constraint_start[k];
         w.island_line.reset_island(problem, w.vc.data(), w.dvc.data(), 0.5 * cost_A0, r0, dv_dp,
                                    w.island_constraints.data() + c0, w.island_constraint_start[k + 1] - c0);
-        const LineSearchOutcome ls = line_search(w.island_line);
+        const LineSearchOutcome ls = line_search(w.island_line, d0);
         res.line_search_iterations += ls.iterations;
         // ℓ'(0) = −∇ℓ_Iᵀ H_I⁻¹ ∇ℓ_I < 0 unless the island's gradient is zero to round-off:
         // then it is at its minimizer and stays.
@@ -802,7 +886,7 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
       // The global line search below takes the step, or reports the failure.
     }
     w.line.reset(problem, w.dv_minus, w.Av_minus, w.vc, w.dv);
-    const LineSearchOutcome ls = line_search(w.line);
+    const LineSearchOutcome ls = line_search(w.line, w.dv.dot(w.grad));
     res.line_search_iterations += ls.iterations;
     if (!ls.descent) {
       res.status = SapSolverStatus::kLineSearchFailure;

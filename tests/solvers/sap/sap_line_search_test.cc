@@ -68,6 +68,11 @@ TEST(SapLineSearchTest, ExactSearchMinimizesAlongTheLine) {
     EXPECT_LT(std::abs(f.derivative(out.alpha)), 1e-8 * std::abs(f.derivative(0.0)));
     // No sampled α does better.
     for (int k = 0; k <= 200; ++k) EXPECT_GE(f.cost(out.alpha * k / 100.0), f.cost(out.alpha) - 1e-12);
+    // ℓ'(0) = Δvᵀ∇ℓ (what SapSolver passes instead of an evaluation) gives the same search.
+    EXPECT_NEAR(dv.dot(grad), f.derivative(0.0), 1e-12 * grad.norm());
+    const LineSearchOutcome given = exact_line_search(f, 1e3, 1e-10, 200, dv.dot(grad));
+    EXPECT_NEAR(given.alpha, out.alpha, 1e-12 * out.alpha);
+    EXPECT_EQ(given.iterations, out.iterations);
   }
 }
 

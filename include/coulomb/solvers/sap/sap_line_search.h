@@ -4,6 +4,7 @@
 // [0, α_max]) and Armijo backtracking.
 #pragma once
 
+#include <limits>
 #include <vector>
 
 #include <Eigen/Core>
@@ -66,8 +67,10 @@ struct LineSearchOutcome {
 
 /// Root of ℓ'(α) on [0, alpha_max] by rtsafe; α_max when ℓ'(α_max) ≤ 0. Stops when
 /// |ℓ'(α)| ≤ f_tolerance · |ℓ'(0)| or the bracket is below machine precision.
+/// d0: ℓ'(0) when the caller has it (SapSolver: Δvᵀ∇ℓ_p, from the evaluation that gave the
+/// Newton step), saving one evaluation; NaN (the default) evaluates it.
 LineSearchOutcome exact_line_search(const SapLineSearchFunction& f, double alpha_max, double f_tolerance,
-                                    int max_iterations);
+                                    int max_iterations, double d0 = std::numeric_limits<double>::quiet_NaN());
 
 /// Armijo backtracking: α = alpha_max ρᵏ for the first k with ℓ(α) < ℓ(0) + c α ℓ'(0).
 LineSearchOutcome backtracking_line_search(const SapLineSearchFunction& f, double alpha_max, double rho, double c,
