@@ -142,96 +142,25 @@ void SapFrictionConeConstraint::prepare(double dt, const Eigen::Ref<const Eigen:
   }
   R_ << Rt, Rt, Rn;
   v_hat_ << 0.0, 0.0, -phi0_end / (dt_q + p.dissipation_time);  // §V: v̂_n = −φ₀/(δt + τ_d)
-}
-
-// Inlined into calc and calc_along, which run for every contact at every line-search evaluation.
-[[gnu::always_inline]] inline SapFrictionConeConstraint::Projection SapFrictionConeConstraint::project(const Eigen::Ref<const Eigen::VectorXd>& vc,
-                                                                          Eigen::Ref<Eigen::VectorXd> gamma) const {
-  // The same formulas as friction_cone::project / cost (tested against each other), with the
-  // region and the norms evaluated once: this runs for every contact at every line-search
-  // evaluation.
-  Projection p;
-  const double Rt = R_[0], Rn = R_[2], mu = parameters_.mu;
-  const double y0 = -vc[0] / Rt, y1 = -vc[1] / Rt, y2 = -(vc[2] - v_hat_[2]) / Rn;  // Eq. 23
-  p.yr = std::sqrt(y0 * y0 + y1 * y1);
-  if (p.yr <= mu * y2 && y2 >= 0.0) {  // y_n ≥ 0: see region() (μ = 0 is not adhesive)
-    p.region = FrictionConeRegion::kStiction;
-    gamma[0] = y0;
-    gamma[1] = y1;
-    gamma[2] = y2;
-    p.cost = 0.5 * (Rt * p.yr * p.yr + Rn * y2 * y2);
-    return p;
-  }
-  const double mu_hat = mu * Rt / Rn;
-  if (y2 < -mu_hat * p.yr) {
-    p.region = FrictionConeRegion::kNoContact;
-    gamma[0] = gamma[1] = gamma[2] = 0.0;
-    return p;
-  }
-  // sliding (y_r > 0 here)
-  p.region = FrictionConeRegion::kSliding;
-  p.mu_tilde2 = mu * mu_hat;
-  const double sn = y2 + mu_hat * p.yr;
-  p.gn = sn / (1.0 + p.mu_tilde2);
-  p.t0 = y0 / p.yr;
-  p.t1 = y1 / p.yr;
-  gamma[0] = mu * p.gn * p.t0;
-  gamma[1] = mu * p.gn * p.t1;
-  gamma[2] = p.gn;
-  p.cost = Rn * sn * sn / (2.0 * (1.0 + p.mu_tilde2));
-  return p;
+  Rt_ = Rt;
+  Rn_ = Rn;
+  vn_hat_ = v_hat_[2];
 }
 
 double SapFrictionConeConstraint::calc(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,
                                        Eigen::Ref<Eigen::MatrixXd>* G) const {
-  const Projection p = project(vc, gamma);
-  if (G == nullptr) return p.cost;
-  const double Rt = R_[0], Rn = R_[2], mu = parameters_.mu;
-  G->setZero();
-  switch (p.region) {
-    case FrictionConeRegion::kStiction:
-      (*G)(0, 0) = (*G)(1, 1) = 1.0 / Rt;
-      (*G)(2, 2) = 1.0 / Rn;
-      break;
-    case FrictionConeRegion::kNoContact:
-      break;
-    case FrictionConeRegion::kSliding: {
-      // Digest §3.2: G = f fᵀ/(R_n(1 + μ̃²)) + (μ γ_n/(R_t y_r)) [P⊥(t̂) 0; 0 0], f = [μ t̂; 1].
-      const Eigen::Vector2d t(p.t0, p.t1);
-      Eigen::Vector3d f;
-      f << mu * t, 1.0;
-      *G = f * f.transpose() / (Rn * (1.0 + p.mu_tilde2));
-      G->topLeftCorner<2, 2>() += (mu * p.gn / (Rt * p.yr)) * (Eigen::Matrix2d::Identity() - t * t.transpose());
-      break;
-    }
-  }
-  return p.cost;
+  if (G == nullptr) return calc_inline(vc.data(), gamma.data(), nullptr);
+  double g[9];
+  const double cost = calc_inline(vc.data(), gamma.data(), g);
+  for (int b = 0; b < 3; ++b)
+    for (int a = 0; a < 3; ++a) (*G)(a, b) = g[3 * b + a];
+  return cost;
 }
 
 double SapFrictionConeConstraint::calc_along(const Eigen::Ref<const Eigen::VectorXd>& vc,
                                              const Eigen::Ref<const Eigen::VectorXd>& dvc,
                                              Eigen::Ref<Eigen::VectorXd> gamma, double* curvature) const {
-  // Δv_cᵀ G Δv_c from the closed form of G (digest §3.2): in stiction Δv_tᵀΔv_t/R_t + Δv_n²/R_n;
-  // sliding (fᵀΔv_c)²/(R_n(1 + μ̃²)) + μγ_n/(R_t y_r)(‖Δv_t‖² − (t̂ᵀΔv_t)²); no contact 0.
-  const Projection p = project(vc, gamma);
-  if (curvature == nullptr) return p.cost;
-  const double Rt = R_[0], Rn = R_[2], mu = parameters_.mu;
-  const double d0 = dvc[0], d1 = dvc[1], d2 = dvc[2];
-  switch (p.region) {
-    case FrictionConeRegion::kStiction:
-      *curvature = (d0 * d0 + d1 * d1) / Rt + d2 * d2 / Rn;
-      break;
-    case FrictionConeRegion::kNoContact:
-      *curvature = 0.0;
-      break;
-    case FrictionConeRegion::kSliding: {
-      const double td = p.t0 * d0 + p.t1 * d1;
-      const double fd = mu * td + d2;
-      *curvature = fd * fd / (Rn * (1.0 + p.mu_tilde2)) + (mu * p.gn / (Rt * p.yr)) * (d0 * d0 + d1 * d1 - td * td);
-      break;
-    }
-  }
-  return p.cost;
+  return calc_along_inline(vc.data(), dvc.data(), gamma.data(), curvature);
 }
 
 }  // namespace coulomb::solvers::sap

@@ -36,6 +36,13 @@ void SapLineSearchFunction::reset(const SapProblem& problem, const Eigen::Ref<co
   cost_A0_ = 0.5 * dv_minus.dot(A_dv_minus);
   r0_ = dv.dot(A_dv_minus);  // Δpᵀ(v − v*) with A symmetric
   dv_dp_ = dv.dot(dp_);
+  cones_.clear();  // keeps its capacity: no allocation once the contacts have peaked
+  others_.clear();
+  for (int i = 0; i < problem.num_constraints(); ++i) {
+    const SapConstraint& c = problem.constraint(i);
+    if (const SapFrictionConeConstraint* cone = c.as_friction_cone()) cones_.push_back({cone, problem.row_start(i)});
+    else others_.push_back(i);
+  }
 }
 
 void SapLineSearchFunction::reset_island(const SapProblem& problem, const double* vc, const double* dvc, double cost_A0,
@@ -66,8 +73,19 @@ double SapLineSearchFunction::cost(double alpha) const {
     }
     return ell;
   }
-  vc_alpha_ = vc_ + alpha * dvc_;
-  for (int i = 0; i < problem.num_constraints(); ++i) {
+  const double* vc = vc_.data();
+  const double* dvc = dvc_.data();
+  for (const Cone& k : cones_) {
+    const double* a = vc + k.row;
+    const double* b = dvc + k.row;
+    const double y[3] = {a[0] + alpha * b[0], a[1] + alpha * b[1], a[2] + alpha * b[2]};
+    double g[3];
+    ell += k.constraint->calc_along_inline(y, b, g, nullptr);
+  }
+  if (others_.empty()) return ell;
+  double* y = vc_alpha_.data();
+  for (int a = 0; a < vc_.size(); ++a) y[a] = vc[a] + alpha * dvc[a];
+  for (int i : others_) {
     const SapConstraint& c = problem.constraint(i);
     const int r = problem.row_start(i), n = c.num_rows();
     ell += c.calc(vc_alpha_.segment(r, n), gamma_.segment(r, n), nullptr);
@@ -93,18 +111,34 @@ double SapLineSearchFunction::derivative(double alpha, double* second) const {
     if (second != nullptr) *second = d2;
     return d;
   }
-  vc_alpha_ = vc_ + alpha * dvc_;
-  double d2 = dv_dp_;
-  for (int i = 0; i < problem.num_constraints(); ++i) {
-    const SapConstraint& c = problem.constraint(i);
-    const int r = problem.row_start(i), n = c.num_rows();
-    double curvature = 0.0;
-    c.calc_along(vc_alpha_.segment(r, n), dvc_.segment(r, n), gamma_.segment(r, n),
-                 second != nullptr ? &curvature : nullptr);
+  double d2 = dv_dp_, d = r0_ + alpha * dv_dp_;
+  const double* vc = vc_.data();
+  const double* dvc = dvc_.data();
+  for (const Cone& k : cones_) {  // the contacts: the inline kernel on plain arrays
+    const double* a = vc + k.row;
+    const double* b = dvc + k.row;
+    const double y[3] = {a[0] + alpha * b[0], a[1] + alpha * b[1], a[2] + alpha * b[2]};
+    double g[3], curvature = 0.0;
+    k.constraint->calc_along_inline(y, b, g, second != nullptr ? &curvature : nullptr);
     d2 += curvature;
+    d -= b[0] * g[0] + b[1] * g[1] + b[2] * g[2];
+  }
+  if (!others_.empty()) {
+    double* y = vc_alpha_.data();
+    const double* g = gamma_.data();
+    for (int a = 0; a < vc_.size(); ++a) y[a] = vc[a] + alpha * dvc[a];
+    for (int i : others_) {
+      const SapConstraint& c = problem.constraint(i);
+      const int r = problem.row_start(i), n = c.num_rows();
+      double curvature = 0.0;
+      c.calc_along(vc_alpha_.segment(r, n), dvc_.segment(r, n), gamma_.segment(r, n),
+                   second != nullptr ? &curvature : nullptr);
+      d2 += curvature;
+      for (int a = r; a < r + n; ++a) d -= dvc[a] * g[a];
+    }
   }
   if (second != nullptr) *second = d2;
-  return r0_ + alpha * dv_dp_ - dvc_.dot(gamma_);
+  return d;
 }
 
 LineSearchOutcome exact_line_search(const SapLineSearchFunction& f, double alpha_max, double f_tolerance,

@@ -13,6 +13,7 @@
 #include <Eigen/SparseCore>
 
 #include "coulomb/linalg/block_sparse_cholesky.h"
+#include "coulomb/solvers/sap/sap_friction_cone_constraint.h"
 #include "coulomb/solvers/sap/sap_line_search.h"
 #include "linalg/block6_kernels.h"
 #include "linalg/block_kernels.h"
@@ -165,6 +166,7 @@ struct SapSolverWorkspace {
   Eigen::VectorXd D, v, dv, vc, gamma, grad, dv_minus, Av_minus, Av_star, jc, p;
   Eigen::VectorXd vc_rest, gamma_rest;  // ℓ_i at v = 0: zeros and scratch, max rows
   std::vector<double> G;      // per constraint r × r, column-major, at G_offset[i]
+  std::vector<const SapFrictionConeConstraint*> cone_of;  // per constraint: itself if a contact, else nullptr
   std::vector<int> G_offset;
   double cost = 0.0;
   // Delassus estimate.
@@ -301,8 +303,13 @@ void evaluate(const SapProblem& problem, bool with_G, SapSolverWorkspace& w) {
   w.p = w.Av_minus + w.Av_star;  // A v
   w.cost = 0.5 * w.dv_minus.dot(w.Av_minus);
   for (int i = 0; i < problem.num_constraints(); ++i) {
+    const int r = problem.row_start(i);
+    if (const SapFrictionConeConstraint* cone = w.cone_of[i]) {  // contacts: the inline kernel
+      w.cost += cone->calc_inline(w.vc.data() + r, w.gamma.data() + r, with_G ? w.G.data() + w.G_offset[i] : nullptr);
+      continue;
+    }
     const SapConstraint& c = problem.constraint(i);
-    const int r = problem.row_start(i), n = c.num_rows();
+    const int n = c.num_rows();
     if (with_G) {
       Eigen::Map<Eigen::MatrixXd> G_map(w.G.data() + w.G_offset[i], n, n);
       Eigen::Ref<Eigen::MatrixXd> G_ref(G_map);
@@ -476,6 +483,8 @@ void size_buffers(const SapProblem& problem, SapSolverWorkspace& w) {
   }
   w.G.resize(g);
   w.GJ.resize(gj);
+  w.cone_of.resize(nc);
+  for (int i = 0; i < nc; ++i) w.cone_of[i] = problem.constraint(i).as_friction_cone();
   w.targets.resize(3 * static_cast<size_t>(nc));
 }
 

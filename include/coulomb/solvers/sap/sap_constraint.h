@@ -15,6 +15,8 @@
 
 namespace coulomb::solvers::sap {
 
+class SapFrictionConeConstraint;
+
 class SapConstraint {
  public:
   /// `num_rows` rows acting on tree `first_tree` through J_first (num_rows × n_first) and,
@@ -45,6 +47,11 @@ class SapConstraint {
   /// constraints override it to skip G.
   virtual double calc_along(const Eigen::Ref<const Eigen::VectorXd>& vc, const Eigen::Ref<const Eigen::VectorXd>& dvc,
                             Eigen::Ref<Eigen::VectorXd> gamma, double* curvature) const;
+
+  /// This constraint as a frictional contact, or nullptr: lets the line search call the
+  /// contacts' inline kernel (SapFrictionConeConstraint::calc_along_inline) instead of the
+  /// virtual calc_along.
+  virtual const SapFrictionConeConstraint* as_friction_cone() const { return nullptr; }
 
   /// Regularization R (num_rows, diagonal) and bias velocity v̂ (num_rows) after prepare().
   const Eigen::VectorXd& R() const { return R_; }

@@ -1,6 +1,8 @@
 // Compliant frictional contact as a SAP constraint (Castro et al. §II–§V).
 #pragma once
 
+#include <cmath>
+
 #include "coulomb/solvers/sap/sap_constraint.h"
 
 namespace coulomb::solvers::sap {
@@ -63,6 +65,14 @@ class SapFrictionConeConstraint : public SapConstraint {
   /// Δv_cᵀ G Δv_c in closed form, without forming G.
   double calc_along(const Eigen::Ref<const Eigen::VectorXd>& vc, const Eigen::Ref<const Eigen::VectorXd>& dvc,
                     Eigen::Ref<Eigen::VectorXd> gamma, double* curvature) const override;
+  /// calc_along on plain arrays of 3 (v_c, Δv_c, γ), neither virtual nor out of line: the line
+  /// search's kernel for contacts, which runs for every contact at every α
+  /// (SapLineSearchFunction). The same arithmetic as calc_along.
+  double calc_along_inline(const double* vc, const double* dvc, double* gamma, double* curvature) const;
+  /// calc on plain arrays: v_c and γ of 3, G (when not nullptr) 3 × 3 column-major. SapSolver's
+  /// evaluation calls it for every contact at every Newton iteration.
+  double calc_inline(const double* vc, double* gamma, double* G) const;
+  const SapFrictionConeConstraint* as_friction_cone() const override { return this; }
 
  private:
   // γ = P(y(v_c)) written to `gamma`, with what G and its quadratic form need.
@@ -73,10 +83,101 @@ class SapFrictionConeConstraint : public SapConstraint {
     double t0 = 0.0, t1 = 0.0;         // t̂ = y_t / y_r (sliding)
     double gn = 0.0, mu_tilde2 = 0.0;  // γ_n and μ̃² (sliding)
   };
-  Projection project(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma) const;
+  Projection project(const double* vc, double* gamma) const;
   static void check(const FrictionConeParameters& p);
-
   FrictionConeParameters parameters_;
+  // R and v̂_n of prepare() as plain numbers (R_ and v_hat_ of the base are heap vectors).
+  double Rt_ = 1.0, Rn_ = 1.0, vn_hat_ = 0.0;
 };
+
+// Castro et al. Eq. 23 and 27 (the same formulas as friction_cone::project / cost, tested
+// against each other), with the region and the norms evaluated once.
+[[gnu::always_inline]] inline SapFrictionConeConstraint::Projection SapFrictionConeConstraint::project(
+    const double* vc, double* gamma) const {
+  Projection p;
+  const double Rt = Rt_, Rn = Rn_, mu = parameters_.mu;
+  const double y0 = -vc[0] / Rt, y1 = -vc[1] / Rt, y2 = -(vc[2] - vn_hat_) / Rn;  // Eq. 23
+  p.yr = std::sqrt(y0 * y0 + y1 * y1);
+  if (p.yr <= mu * y2 && y2 >= 0.0) {  // y_n ≥ 0: see region() (μ = 0 is not adhesive)
+    p.region = FrictionConeRegion::kStiction;
+    gamma[0] = y0;
+    gamma[1] = y1;
+    gamma[2] = y2;
+    p.cost = 0.5 * (Rt * p.yr * p.yr + Rn * y2 * y2);
+    return p;
+  }
+  const double mu_hat = mu * Rt / Rn;
+  if (y2 < -mu_hat * p.yr) {
+    p.region = FrictionConeRegion::kNoContact;
+    gamma[0] = gamma[1] = gamma[2] = 0.0;
+    return p;
+  }
+  // sliding (y_r > 0 here)
+  p.region = FrictionConeRegion::kSliding;
+  p.mu_tilde2 = mu * mu_hat;
+  const double sn = y2 + mu_hat * p.yr;
+  p.gn = sn / (1.0 + p.mu_tilde2);
+  p.t0 = y0 / p.yr;
+  p.t1 = y1 / p.yr;
+  gamma[0] = mu * p.gn * p.t0;
+  gamma[1] = mu * p.gn * p.t1;
+  gamma[2] = p.gn;
+  p.cost = Rn * sn * sn / (2.0 * (1.0 + p.mu_tilde2));
+  return p;
+}
+
+// G = −∂γ/∂v_c in closed form (digest §3.2): stiction diag(1/R_t, 1/R_t, 1/R_n); sliding
+// f fᵀ/(R_n(1 + μ̃²)) + (μ γ_n/(R_t y_r)) [P⊥(t̂) 0; 0 0] with f = [μ t̂; 1]; no contact 0.
+[[gnu::always_inline]] inline double SapFrictionConeConstraint::calc_inline(const double* vc, double* gamma,
+                                                                             double* G) const {
+  const Projection p = project(vc, gamma);
+  if (G == nullptr) return p.cost;
+  for (int k = 0; k < 9; ++k) G[k] = 0.0;
+  switch (p.region) {
+    case FrictionConeRegion::kStiction:
+      G[0] = G[4] = 1.0 / Rt_;
+      G[8] = 1.0 / Rn_;
+      break;
+    case FrictionConeRegion::kNoContact:
+      break;
+    case FrictionConeRegion::kSliding: {
+      const double mu = parameters_.mu;
+      const double f[3] = {mu * p.t0, mu * p.t1, 1.0}, t[2] = {p.t0, p.t1};
+      const double denominator = Rn_ * (1.0 + p.mu_tilde2), s = mu * p.gn / (Rt_ * p.yr);
+      for (int b = 0; b < 3; ++b)
+        for (int a = 0; a < 3; ++a) G[3 * b + a] = f[a] * f[b] / denominator;
+      for (int b = 0; b < 2; ++b)
+        for (int a = 0; a < 2; ++a) G[3 * b + a] += s * ((a == b ? 1.0 : 0.0) - t[a] * t[b]);
+      break;
+    }
+  }
+  return p.cost;
+}
+
+// Δv_cᵀ G Δv_c from the closed form of G (digest §3.2): in stiction Δv_tᵀΔv_t/R_t + Δv_n²/R_n;
+// sliding (fᵀΔv_c)²/(R_n(1 + μ̃²)) + μγ_n/(R_t y_r)(‖Δv_t‖² − (t̂ᵀΔv_t)²); no contact 0.
+[[gnu::always_inline]] inline double SapFrictionConeConstraint::calc_along_inline(const double* vc, const double* dvc,
+                                                                                   double* gamma,
+                                                                                   double* curvature) const {
+  const Projection p = project(vc, gamma);
+  if (curvature == nullptr) return p.cost;
+  const double Rt = Rt_, Rn = Rn_, mu = parameters_.mu;
+  const double d0 = dvc[0], d1 = dvc[1], d2 = dvc[2];
+  switch (p.region) {
+    case FrictionConeRegion::kStiction:
+      *curvature = (d0 * d0 + d1 * d1) / Rt + d2 * d2 / Rn;
+      break;
+    case FrictionConeRegion::kNoContact:
+      *curvature = 0.0;
+      break;
+    case FrictionConeRegion::kSliding: {
+      const double td = p.t0 * d0 + p.t1 * d1;
+      const double fd = mu * td + d2;
+      *curvature = fd * fd / (Rn * (1.0 + p.mu_tilde2)) + (mu * p.gn / (Rt * p.yr)) * (d0 * d0 + d1 * d1 - td * td);
+      break;
+    }
+  }
+  return p.cost;
+}
 
 }  // namespace coulomb::solvers::sap

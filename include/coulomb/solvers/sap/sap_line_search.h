@@ -9,6 +9,7 @@
 
 #include <Eigen/Core>
 
+#include "coulomb/solvers/sap/sap_friction_cone_constraint.h"
 #include "coulomb/solvers/sap/sap_problem.h"
 
 namespace coulomb::solvers::sap {
@@ -55,6 +56,14 @@ class SapLineSearchFunction {
   const double* island_vc_ = nullptr;
   const double* island_dvc_ = nullptr;
   Eigen::VectorXd vc_, dvc_, dv_minus_, dp_, a_dv_minus_;
+  // Global mode: the frictional contacts (their inline kernel) and the other constraints (the
+  // virtual calc_along), sorted once per line by reset().
+  struct Cone {
+    const SapFrictionConeConstraint* constraint;
+    int row;
+  };
+  std::vector<Cone> cones_;
+  std::vector<int> others_;
   double cost_A0_ = 0.0, r0_ = 0.0, dv_dp_ = 0.0;
   mutable Eigen::VectorXd gamma_, vc_alpha_;
 };
