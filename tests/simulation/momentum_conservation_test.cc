@@ -157,16 +157,26 @@ TEST(MomentumConservationTest, MidpointIsSecondOrderInFreeRotation) {
 // A free-floating Unitree A1 (18 DOF) in zero gravity with random joint and base velocities:
 // internal joint forces cannot change the total momentum. Joint limits off (so that none is
 // reached), no contact (self-collision is off by default), no joint damping in the URDF.
+// A scene with the A1 floating at height z under gravity g_z, and the parameters of the free
+// A1 runs (joint limits off).
+std::string floating_a1(double g_z, double z) {
+  return "gravity: [0, 0, " + std::to_string(g_z) + "]\nrobots:\n  - urdf: " + COULOMB_SHARED_DIR +
+         "/models/a1.urdf\n    floating: true\n    position: [0, 0, " + std::to_string(z) + "]\n";
+}
+SimulatorParameters free_a1_parameters(double dt, Integrator integrator) {
+  SimulatorParameters params;
+  params.time_step = dt;
+  params.integrator = integrator;
+  params.joint_limits = false;
+  return params;
+}
+
 TEST(MomentumConservationTest, FreeFloatingA1ConservesTotalMomentum) {
-  const std::string yaml = std::string("gravity: [0, 0, 0]\nrobots:\n  - urdf: ") + COULOMB_SHARED_DIR +
-                           "/models/a1.urdf\n    floating: true\n    position: [0, 0, 1]\n";
+  const std::string yaml = floating_a1(0.0, 1.0);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   for (double dt : {1e-3, 1e-2})
     for (Integrator integrator : {Integrator::kImplicitEuler, Integrator::kSymplecticEuler, Integrator::kMidpoint}) {
-      SimulatorParameters params;
-      params.time_step = dt;
-      params.integrator = integrator;
-      params.joint_limits = false;
+      const SimulatorParameters params = free_a1_parameters(dt, integrator);
       Simulator sim(io::parse_scene(yaml, "a1_free"), params);
       const multibody::Model& model = sim.model();
       Eigen::VectorXd v(model.nv());
@@ -264,15 +274,11 @@ TEST(MomentumConservationTest, FreeFloatingA1AtARadianPerStepConservesMomentum) 
 // at 1 and 10 ms. The warm start must take fewer chord iterations in total, and a step after
 // set_state() must not depend on the steps before it.
 TEST(MomentumConservationTest, FreeMotionWarmStartSolvesTheSameSteps) {
-  const std::string yaml = std::string("gravity: [0, 0, -9.81]\nrobots:\n  - urdf: ") + COULOMB_SHARED_DIR +
-                           "/models/a1.urdf\n    floating: true\n    position: [0, 0, 100]\n";
+  const std::string yaml = floating_a1(-9.81, 100.0);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   for (double dt : {1e-3, 1e-2})
     for (Integrator integrator : {Integrator::kImplicitEuler, Integrator::kSymplecticEuler, Integrator::kMidpoint}) {
-      SimulatorParameters params;
-      params.time_step = dt;
-      params.integrator = integrator;
-      params.joint_limits = false;
+      const SimulatorParameters params = free_a1_parameters(dt, integrator);
       SimulatorParameters cold_params = params;
       cold_params.free_motion_warm_start = false;
       Simulator warm(io::parse_scene(yaml, "a1_free"), params), cold(io::parse_scene(yaml, "a1_free"), cold_params);
