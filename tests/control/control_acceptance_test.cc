@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -26,12 +28,22 @@ std::string read(const std::string& path) {
   return ss.str();
 }
 
+// seed > 0: the floating base's starting position offset by U[−1e-9, 1e-9] m per coordinate (a
+// trot's contact events amplify round-off: one trajectory can be lucky or unlucky).
 ControlRun trot(ControllerKind kind, TerrainKind terrain_kind, double duration, bool straight,
-                bool desired_frame = true, bool touchdown_consistency = true, bool torque_feedback = true) {
+                bool desired_frame = true, bool touchdown_consistency = true, bool torque_feedback = true,
+                int seed = 0) {
   const std::string text = read(kScene);
   const scene::Scene plain = io::parse_scene(text, kScene, COULOMB_SOURCE_DIR "/examples/scenes");
   const Terrain terrain = make_terrain(terrain_kind, plain);
   scene::Scene scene = io::parse_scene(apply_terrain(text, terrain), kScene, COULOMB_SOURCE_DIR "/examples/scenes");
+  if (seed > 0) {
+    std::mt19937 rng(static_cast<unsigned>(seed));
+    std::uniform_real_distribution<double> u(-1e-9, 1e-9);
+    for (const multibody::Body& body : scene.model.bodies())
+      if (body.joint.type == multibody::JointType::kFloating)
+        for (int k = 0; k < 3; ++k) scene.q0[body.joint.q_index + k] += u(rng);
+  }
   ControlRunOptions options;
   options.controller = kind;
   options.terrain = terrain_kind;
@@ -108,19 +120,32 @@ TEST(ControlAcceptanceTest, TouchdownConsistencyRemovesThePredictedLiftOffSpikes
 // Where the prediction error of the trot comes from: the PID torque feedback every controller
 // shares on the A1 acts outside the ID's prediction. Without it (and so only over the first
 // 0.45 s: the standing start and the first steps) QP,μ predicts the coming step's Σ f_N within a
-// few percent (measured 4.3 %, against 11.2 % with the feedback). LCP,μ without the feedback
-// falls within those 0.45 s (printed).
+// few percent, against about 10 % with the feedback. One trajectory is not enough to say so: the
+// error moves with round-off-level changes of the step (4.3 % here, 5.7 % in the -O1 sanitizer
+// build, 7.2 % with a chord iteration that stopped one iteration later), so the test takes the
+// median over the scene's own start and four starts perturbed by 1e-9 m (measured 3.95–7.18 %,
+// median 4.28 %; with the feedback 9.8–11.5 %). LCP,μ without the feedback falls within those
+// 0.45 s (printed).
 TEST(ControlAcceptanceTest, WithoutTorqueFeedbackTheNormalForceIsPredictedWithinAFewPercent) {
-  const ControlRun off = trot(ControllerKind::kIdQpCoulomb, TerrainKind::kRigidHigh, 0.45, true, true, true, false);
-  const ControlRun on = trot(ControllerKind::kIdQpCoulomb, TerrainKind::kRigidHigh, 0.45, true, true, true, true);
+  std::vector<double> off, on;
+  for (int seed = 0; seed < 5; ++seed) {
+    const ControlRun a = trot(ControllerKind::kIdQpCoulomb, TerrainKind::kRigidHigh, 0.45, true, true, true, false, seed);
+    const ControlRun b = trot(ControllerKind::kIdQpCoulomb, TerrainKind::kRigidHigh, 0.45, true, true, true, true, seed);
+    EXPECT_FALSE(a.metrics.fell) << "seed " << seed;
+    off.push_back(a.metrics.normal_force_error_relative);
+    on.push_back(b.metrics.normal_force_error_relative);
+    std::printf("QP,mu, first 0.45 s, start %d: normal-force error %.2f %% without torque feedback, %.2f %% with\n", seed,
+                100.0 * off.back(), 100.0 * on.back());
+  }
   const ControlRun lcp = trot(ControllerKind::kIdLcpCoulomb, TerrainKind::kRigidHigh, 0.45, true, true, true, false);
-  std::printf("QP,mu, first 0.45 s: normal-force error %.2f %% without torque feedback, %.2f %% with; "
-              "LCP,mu without: %.2f %% (fell %d at %.3f s)\n",
-              100.0 * off.metrics.normal_force_error_relative, 100.0 * on.metrics.normal_force_error_relative,
-              100.0 * lcp.metrics.normal_force_error_relative, lcp.metrics.fell, lcp.metrics.fall_time);
-  EXPECT_FALSE(off.metrics.fell);
-  EXPECT_LT(off.metrics.normal_force_error_relative, 0.05);
-  EXPECT_LT(off.metrics.normal_force_error_relative, on.metrics.normal_force_error_relative);
+  std::printf("LCP,mu without: %.2f %% (fell %d at %.3f s)\n", 100.0 * lcp.metrics.normal_force_error_relative,
+              lcp.metrics.fell, lcp.metrics.fall_time);
+  auto median = [](std::vector<double> x) {
+    std::nth_element(x.begin(), x.begin() + x.size() / 2, x.end());
+    return x[x.size() / 2];
+  };
+  EXPECT_LT(median(off), 0.06);
+  EXPECT_LT(median(off), 0.75 * median(on));
 }
 
 }  // namespace
