@@ -24,7 +24,6 @@ void SapLineSearchFunction::reset(const SapProblem& problem, const Eigen::Ref<co
                                   const Eigen::Ref<const Eigen::VectorXd>& A_dv_minus,
                                   const Eigen::Ref<const Eigen::VectorXd>& vc, const Eigen::Ref<const Eigen::VectorXd>& dv) {
   problem_ = &problem;
-  island_ = nullptr;
   const int m = problem.num_rows(), nv = problem.nv();
   vc_ = vc;
   dvc_.resize(m);
@@ -36,45 +35,42 @@ void SapLineSearchFunction::reset(const SapProblem& problem, const Eigen::Ref<co
   cost_A0_ = 0.5 * dv_minus.dot(A_dv_minus);
   r0_ = dv.dot(A_dv_minus);  // Δpᵀ(v − v*) with A symmetric
   dv_dp_ = dv.dot(dp_);
+  vc_data_ = vc_.data();
+  dvc_data_ = dvc_.data();
   cones_.clear();  // keeps its capacity: no allocation once the contacts have peaked
   others_.clear();
-  for (int i = 0; i < problem.num_constraints(); ++i) {
-    const SapConstraint& c = problem.constraint(i);
-    if (const SapFrictionConeConstraint* cone = c.as_friction_cone()) cones_.push_back({cone, problem.row_start(i)});
-    else others_.push_back(i);
-  }
+  for (int i = 0; i < problem.num_constraints(); ++i) add_constraint(i);
 }
 
 void SapLineSearchFunction::reset_island(const SapProblem& problem, const double* vc, const double* dvc, double cost_A0,
                                          double r0, double dv_dp, const int* constraints, int count) {
   problem_ = &problem;
-  island_ = constraints;
-  island_count_ = count;
-  island_vc_ = vc;
-  island_dvc_ = dvc;
+  vc_data_ = vc;
+  dvc_data_ = dvc;
   cost_A0_ = cost_A0;
   r0_ = r0;
   dv_dp_ = dv_dp;
   const int m = problem.num_rows();
   if (gamma_.size() < m) gamma_.resize(m);  // grow only: no allocation once the rows have peaked
   if (vc_alpha_.size() < m) vc_alpha_.resize(m);
+  cones_.clear();
+  others_.clear();
+  for (int k = 0; k < count; ++k) add_constraint(constraints[k]);
+}
+
+void SapLineSearchFunction::add_constraint(int i) {
+  const SapProblem& problem = *problem_;
+  if (const SapFrictionConeConstraint* cone = problem.constraint(i).as_friction_cone())
+    cones_.push_back({cone, problem.row_start(i)});
+  else
+    others_.push_back(i);
 }
 
 double SapLineSearchFunction::cost(double alpha) const {
   const SapProblem& problem = *problem_;
   double ell = cost_A0_ + alpha * r0_ + 0.5 * alpha * alpha * dv_dp_;
-  if (island_ != nullptr) {
-    for (int k = 0; k < island_count_; ++k) {
-      const int i = island_[k];
-      const SapConstraint& c = problem.constraint(i);
-      const int r = problem.row_start(i), n = c.num_rows();
-      for (int a = r; a < r + n; ++a) vc_alpha_[a] = island_vc_[a] + alpha * island_dvc_[a];
-      ell += c.calc(vc_alpha_.segment(r, n), gamma_.segment(r, n), nullptr);
-    }
-    return ell;
-  }
-  const double* vc = vc_.data();
-  const double* dvc = dvc_.data();
+  const double* vc = vc_data_;
+  const double* dvc = dvc_data_;
   for (const Cone& k : cones_) {
     const double* a = vc + k.row;
     const double* b = dvc + k.row;
@@ -82,12 +78,10 @@ double SapLineSearchFunction::cost(double alpha) const {
     double g[3];
     ell += k.constraint->calc_along_inline(y, b, g, nullptr);
   }
-  if (others_.empty()) return ell;
-  double* y = vc_alpha_.data();
-  for (int a = 0; a < vc_.size(); ++a) y[a] = vc[a] + alpha * dvc[a];
   for (int i : others_) {
     const SapConstraint& c = problem.constraint(i);
     const int r = problem.row_start(i), n = c.num_rows();
+    for (int a = r; a < r + n; ++a) vc_alpha_[a] = vc[a] + alpha * dvc[a];
     ell += c.calc(vc_alpha_.segment(r, n), gamma_.segment(r, n), nullptr);
   }
   return ell;
@@ -95,25 +89,9 @@ double SapLineSearchFunction::cost(double alpha) const {
 
 double SapLineSearchFunction::derivative(double alpha, double* second) const {
   const SapProblem& problem = *problem_;
-  if (island_ != nullptr) {
-    double d2 = dv_dp_, d = r0_ + alpha * dv_dp_;
-    for (int k = 0; k < island_count_; ++k) {
-      const int i = island_[k];
-      const SapConstraint& c = problem.constraint(i);
-      const int r = problem.row_start(i), n = c.num_rows();
-      for (int a = r; a < r + n; ++a) vc_alpha_[a] = island_vc_[a] + alpha * island_dvc_[a];
-      double curvature = 0.0;
-      const Eigen::Map<const Eigen::VectorXd> dvc_i(island_dvc_ + r, n);
-      c.calc_along(vc_alpha_.segment(r, n), dvc_i, gamma_.segment(r, n), second != nullptr ? &curvature : nullptr);
-      d2 += curvature;
-      d -= dvc_i.dot(gamma_.segment(r, n));
-    }
-    if (second != nullptr) *second = d2;
-    return d;
-  }
   double d2 = dv_dp_, d = r0_ + alpha * dv_dp_;
-  const double* vc = vc_.data();
-  const double* dvc = dvc_.data();
+  const double* vc = vc_data_;
+  const double* dvc = dvc_data_;
   for (const Cone& k : cones_) {  // the contacts: the inline kernel on plain arrays
     const double* a = vc + k.row;
     const double* b = dvc + k.row;
@@ -123,19 +101,16 @@ double SapLineSearchFunction::derivative(double alpha, double* second) const {
     d2 += curvature;
     d -= b[0] * g[0] + b[1] * g[1] + b[2] * g[2];
   }
-  if (!others_.empty()) {
-    double* y = vc_alpha_.data();
-    const double* g = gamma_.data();
-    for (int a = 0; a < vc_.size(); ++a) y[a] = vc[a] + alpha * dvc[a];
-    for (int i : others_) {
-      const SapConstraint& c = problem.constraint(i);
-      const int r = problem.row_start(i), n = c.num_rows();
-      double curvature = 0.0;
-      c.calc_along(vc_alpha_.segment(r, n), dvc_.segment(r, n), gamma_.segment(r, n),
-                   second != nullptr ? &curvature : nullptr);
-      d2 += curvature;
-      for (int a = r; a < r + n; ++a) d -= dvc[a] * g[a];
-    }
+  const double* g = gamma_.data();
+  for (int i : others_) {
+    const SapConstraint& c = problem.constraint(i);
+    const int r = problem.row_start(i), n = c.num_rows();
+    for (int a = r; a < r + n; ++a) vc_alpha_[a] = vc[a] + alpha * dvc[a];
+    double curvature = 0.0;
+    c.calc_along(vc_alpha_.segment(r, n), Eigen::Map<const Eigen::VectorXd>(dvc + r, n), gamma_.segment(r, n),
+                 second != nullptr ? &curvature : nullptr);
+    d2 += curvature;
+    for (int a = r; a < r + n; ++a) d -= dvc[a] * g[a];
   }
   if (second != nullptr) *second = d2;
   return d;

@@ -354,13 +354,10 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
   w.A_chol.resize(T);
   for (int t = 0; t < T; ++t) {
     const int n = problem.tree_size(t);
-    if (w.A_factor.size() < static_cast<size_t>(n) * n) w.A_factor.resize(static_cast<size_t>(n) * n);
-    Eigen::Map<Eigen::MatrixXd> A_factor(w.A_factor.data(), n, n);  // trees differ in size: a grow-only buffer
-    A_factor = problem.A(t);
-    // A⁻¹ serves the Delassus estimates only, so trees no constraint touches (w.tree_touched)
-    // get their factorization as the positive-definiteness check and nothing more. Trees up to
-    // kPlainKernelMaxSize take the plain kernels of linalg/dense_kernels.h (free bodies at the
-    // compile-time size 6), larger ones Eigen's LLT (see the note at the top of this namespace).
+    // Every tree's factorization is also the positive-definiteness check of its A. A robot's tree
+    // up to kPlainKernelMaxSize keeps its factor (the Delassus estimates below use it); free
+    // bodies (6 × 6, the compile-time kernel) and trees above 32 (Eigen's LLT) form A⁻¹, and only
+    // for trees some constraint touches (w.tree_touched).
     if (n != 6 && n <= linalg::internal::kPlainKernelMaxSize) {
       Eigen::MatrixXd& L = w.A_chol[t];
       L = problem.A(t);  // no allocation once the tree has been seen
@@ -368,7 +365,10 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
         throw std::invalid_argument("SapProblem: A block " + std::to_string(t) + " is not positive definite");
       continue;
     }
-    if (n <= linalg::internal::kPlainKernelMaxSize) {
+    if (w.A_factor.size() < static_cast<size_t>(n) * n) w.A_factor.resize(static_cast<size_t>(n) * n);
+    Eigen::Map<Eigen::MatrixXd> A_factor(w.A_factor.data(), n, n);  // trees differ in size: a grow-only buffer
+    A_factor = problem.A(t);
+    if (n == 6) {
       const bool ok = linalg::internal::small_cholesky_in_place<6>(A_factor.data());
       if (!ok) throw std::invalid_argument("SapProblem: A block " + std::to_string(t) + " is not positive definite");
       if (!w.tree_touched[t]) continue;
@@ -695,7 +695,8 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
     for (int t = 0; t < problem.num_trees(); ++t)
       if (!w.tree_touched[t]) w.free_trees.push_back(t);
   }
-  find_islands(problem, w);
+  w.num_islands = 0;
+  if (prm.island_line_search) find_islands(problem, w);  // off by default: nothing on the hot path
   prepare_constraints(problem, w);
 
   // Stopping-criterion scaling D̃ = diag(A)^{-1/2} (Eq. 25; Drake's choice, digest §3.5).
@@ -846,7 +847,7 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
                  : backtracking_line_search(f, prm.armijo_alpha_max, prm.armijo_rho, prm.armijo_c,
                                             prm.backtracking_max_iterations);
     };
-    if (w.num_islands > 1 && prm.island_line_search) {
+    if (w.num_islands > 1) {
       // Islands are independent problems: ℓ_p is a sum of one term per island (A is block
       // diagonal by tree, and a constraint couples trees of one island only), so the Newton step
       // is one Newton step per island, and each island takes the exact step length of its own

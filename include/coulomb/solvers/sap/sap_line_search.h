@@ -48,16 +48,16 @@ class SapLineSearchFunction {
   double derivative(double alpha, double* second = nullptr) const;
 
  private:
+  void add_constraint(int i);  // into cones_ or others_
+
   const SapProblem* problem_ = nullptr;
-  // Island mode: the constraint subset and the caller's v_c, Δv_c (nullptr: every constraint,
-  // this object's vc_ and dvc_).
-  const int* island_ = nullptr;
-  int island_count_ = 0;
-  const double* island_vc_ = nullptr;
-  const double* island_dvc_ = nullptr;
   Eigen::VectorXd vc_, dvc_, dv_minus_, dp_, a_dv_minus_;
-  // Global mode: the frictional contacts (their inline kernel) and the other constraints (the
-  // virtual calc_along), sorted once per line by reset().
+  // v_c and Δv_c the evaluations read: this object's vc_ and dvc_ after reset(), the caller's
+  // after reset_island().
+  const double* vc_data_ = nullptr;
+  const double* dvc_data_ = nullptr;
+  // The constraints on the line (all after reset(), the island's after reset_island()): the
+  // frictional contacts (their inline kernel) and the others (the virtual calc_along).
   struct Cone {
     const SapFrictionConeConstraint* constraint;
     int row;
