@@ -50,7 +50,7 @@ fi
 reuse() { [[ "${BENCH_PEERS_REUSE:-0}" == 1 && -s "$1" ]]; }
 COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo "+local changes")
 if ! reuse "$WORK/rigid.json"; then
-  "$RIGID" ../shared/models "${RIGID_SAMPLES:-21}" 2000 >"$WORK/rigid.json"
+  "$RIGID" ../shared/models examples/models "${RIGID_SAMPLES:-21}" 2000 >"$WORK/rigid.json"
 fi
 if ! reuse "$WORK/simulate.json"; then
   scenes=()

@@ -23,7 +23,7 @@ import models  # noqa: E402
 from models import axis_angle, close, matmul, matvec, quat_to_matrix, transpose  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-SCENES = ["a1_drop", "box_stack", "spring_cylinder", "clutter", "clutter_80", "clutter_160", "clutter_320"]
+SCENES = ["a1_drop", "humanoid_drop", "box_stack", "spring_cylinder", "clutter", "clutter_80", "clutter_160", "clutter_320"]
 
 
 def floats(s):

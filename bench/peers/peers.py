@@ -39,6 +39,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 # takes seconds per step there); docs/benchmarks-peers.md states them.
 SCENES = [
     ("a1_drop", 1000, 100),
+    ("humanoid_drop", 2000, 200),
     ("box_stack", 300, 50),
     ("spring_cylinder", 250, 50),
     ("clutter", 300, 50),

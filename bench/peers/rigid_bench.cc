@@ -16,7 +16,8 @@
 // Timing: each algorithm from (q, v, a or τ) on both libraries, `batch` calls per sample, the
 // samples of the six (library, algorithm) pairs interleaved, the median over `samples`.
 //
-//   coulomb_rigid_peer_bench SHARED_MODELS_DIR [samples] [batch]   → JSON on stdout
+//   coulomb_rigid_peer_bench SHARED_MODELS_DIR EXAMPLE_MODELS_DIR [samples] [batch]   → JSON on stdout
+//   (the iiwa and the A1 from ../shared/models, the 27-DOF humanoid from examples/models)
 #include <pinocchio/multibody.hpp>
 #include <pinocchio/algorithm/aba.hpp>
 #include <pinocchio/algorithm/crba.hpp>
@@ -206,15 +207,16 @@ std::string run(const std::string& name, const std::string& urdf, bool floating,
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: coulomb_rigid_peer_bench SHARED_MODELS_DIR [samples] [batch]\n");
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: coulomb_rigid_peer_bench SHARED_MODELS_DIR EXAMPLE_MODELS_DIR [samples] [batch]\n");
     return 2;
   }
-  const std::string dir = argv[1];
-  const int samples = argc > 2 ? std::atoi(argv[2]) : 21;
-  const int batch = argc > 3 ? std::atoi(argv[3]) : 2000;
-  std::printf("{\"pinocchio_version\": \"%s\", \"results\": [\n%s,\n%s\n]}\n", PINOCCHIO_VERSION,
+  const std::string dir = argv[1], examples = argv[2];
+  const int samples = argc > 3 ? std::atoi(argv[3]) : 21;
+  const int batch = argc > 4 ? std::atoi(argv[4]) : 2000;
+  std::printf("{\"pinocchio_version\": \"%s\", \"results\": [\n%s,\n%s,\n%s\n]}\n", PINOCCHIO_VERSION,
               run("kuka_iiwa", dir + "/kuka_iiwa_robot.urdf", false, samples, batch).c_str(),
-              run("a1", dir + "/a1.urdf", true, samples, batch).c_str());
+              run("a1", dir + "/a1.urdf", true, samples, batch).c_str(),
+              run("humanoid", examples + "/humanoid.urdf", true, samples, batch).c_str());
   return 0;
 }

@@ -320,6 +320,17 @@ void compare_fixed_base(const std::string& file) {
 TEST(MuJoCoOracle, KukaIiwaFixedBase) { compare_fixed_base("kuka_iiwa_robot.urdf"); }
 TEST(MuJoCoOracle, PandaFixedBase) { compare_fixed_base("panda_collision.urdf"); }
 TEST(MuJoCoOracle, A1FixedBase) { compare_fixed_base("a1.urdf"); }
+// The benchmarks' humanoid (examples/models/humanoid.urdf, 21 revolute joints on the pelvis; 27
+// DOFs with its floating base in humanoid_drop): a model written here, checked by MuJoCo's own
+// URDF reading and dynamics.
+TEST(MuJoCoOracle, HumanoidFixedBase) {
+  const std::string file = std::string(COULOMB_SOURCE_DIR) + "/examples/models/humanoid.urdf";
+  SCOPED_TRACE(file);
+  const io::UrdfModel urdf = io::load_urdf(file);
+  EXPECT_EQ(urdf.model.nv(), 21);
+  MuJoCo mj(file);
+  compare_model("humanoid.urdf", urdf.model, mj);
+}
 
 // ---------------------------------------------------------------------------------------------
 // The KUKA iiwa figure of ../shared/models/README.md (MuJoCo and DART agree to 9 digits).
