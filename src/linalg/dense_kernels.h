@@ -157,31 +157,46 @@ template <int W>
   return true;
 }
 
-/// Forward substitution L z = y in place (L of cholesky_lower, n × n, leading dimension ld ≥ n,
-/// n by default: a trailing block of a factor is a factor of its own): column axpys.
 // The substitutions divide by the pivots through reciprocals taken first, all independent of
 // each other: a division's latency (some 14 cycles) on every step of the chain of dependent
 // updates was most of a 27 × 27 solve's time. Sizes above kReciprocalsMax divide in the chain.
 constexpr int kReciprocalsMax = 64;
 
+// inv[j] = 1 / L(j, j) for j < n ≤ kReciprocalsMax.
+[[gnu::always_inline]] inline void pivot_reciprocals(const double* L, int n, int ld, double* inv) {
+  for (int j = 0; j < n; ++j) inv[j] = 1.0 / L[static_cast<ptrdiff_t>(j) * ld + j];
+}
+
+// L z = y and Lᵀ x = z with the pivots' reciprocals given (nullptr: divide).
+template <int W>
+[[gnu::always_inline]] inline void forward_substitution(const double* L, int n, double* y, int ld, const double* inv) {
+  for (int j = 0; j < n; ++j) {
+    const double* lj = L + static_cast<ptrdiff_t>(j) * ld;
+    const double zj = inv != nullptr ? y[j] * inv[j] : y[j] / lj[j];
+    y[j] = zj;
+    dense::axpy_minus<W>(zj, lj, y, j + 1, n);
+  }
+}
+template <int W>
+[[gnu::always_inline]] inline void back_substitution(const double* L, int n, double* y, const double* inv) {
+  for (int j = n - 1; j >= 0; --j) {
+    const double* lj = L + static_cast<ptrdiff_t>(j) * n;
+    const double r = y[j] - dense::dot<W>(lj, y, j + 1, n);
+    y[j] = inv != nullptr ? r * inv[j] : r / lj[j];
+  }
+}
+
+/// Forward substitution L z = y in place (L of cholesky_lower, n × n, leading dimension ld ≥ n,
+/// n by default: a trailing block of a factor is a factor of its own): column axpys.
 template <int W>
 [[gnu::always_inline]] inline void forward_substitution(const double* L, int n, double* y, int ld) {
   if (n > kReciprocalsMax) {
-    for (int j = 0; j < n; ++j) {
-      const double* lj = L + static_cast<ptrdiff_t>(j) * ld;
-      const double zj = y[j] / lj[j];
-      y[j] = zj;
-      dense::axpy_minus<W>(zj, lj, y, j + 1, n);
-    }
+    forward_substitution<W>(L, n, y, ld, nullptr);
     return;
   }
   double inv[kReciprocalsMax];
-  for (int j = 0; j < n; ++j) inv[j] = 1.0 / L[static_cast<ptrdiff_t>(j) * ld + j];
-  for (int j = 0; j < n; ++j) {
-    const double zj = y[j] * inv[j];
-    y[j] = zj;
-    dense::axpy_minus<W>(zj, L + static_cast<ptrdiff_t>(j) * ld, y, j + 1, n);
-  }
+  pivot_reciprocals(L, n, ld, inv);
+  forward_substitution<W>(L, n, y, ld, inv);
 }
 template <int W>
 [[gnu::always_inline]] inline void forward_substitution(const double* L, int n, double* y) {
@@ -191,33 +206,26 @@ template <int W>
 /// Back substitution Lᵀ x = z in place: column dot products.
 template <int W>
 [[gnu::always_inline]] inline void back_substitution(const double* L, int n, double* y) {
-  for (int j = n - 1; j >= 0; --j) {
-    const double* lj = L + static_cast<ptrdiff_t>(j) * n;
-    y[j] = (y[j] - dense::dot<W>(lj, y, j + 1, n)) / lj[j];
-  }
-}
-// The same with the pivots' reciprocals given.
-template <int W>
-[[gnu::always_inline]] inline void back_substitution(const double* L, int n, double* y, const double* inv) {
-  for (int j = n - 1; j >= 0; --j)
-    y[j] = (y[j] - dense::dot<W>(L + static_cast<ptrdiff_t>(j) * n, y, j + 1, n)) * inv[j];
-}
-
-/// Solves L Lᵀ x = y in place with the factor of cholesky_lower.
-template <int W>
-[[gnu::always_inline]] inline void cholesky_solve(const double* L, int n, double* y) {
   if (n > kReciprocalsMax) {
-    forward_substitution<W>(L, n, y);
-    back_substitution<W>(L, n, y);
+    back_substitution<W>(L, n, y, nullptr);
     return;
   }
   double inv[kReciprocalsMax];
-  for (int j = 0; j < n; ++j) inv[j] = 1.0 / L[static_cast<ptrdiff_t>(j) * n + j];
-  for (int j = 0; j < n; ++j) {
-    const double zj = y[j] * inv[j];
-    y[j] = zj;
-    dense::axpy_minus<W>(zj, L + static_cast<ptrdiff_t>(j) * n, y, j + 1, n);
+  pivot_reciprocals(L, n, n, inv);
+  back_substitution<W>(L, n, y, inv);
+}
+
+/// Solves L Lᵀ x = y in place with the factor of cholesky_lower (the reciprocals taken once).
+template <int W>
+[[gnu::always_inline]] inline void cholesky_solve(const double* L, int n, double* y) {
+  if (n > kReciprocalsMax) {
+    forward_substitution<W>(L, n, y, n, nullptr);
+    back_substitution<W>(L, n, y, nullptr);
+    return;
   }
+  double inv[kReciprocalsMax];
+  pivot_reciprocals(L, n, n, inv);
+  forward_substitution<W>(L, n, y, n, inv);
   back_substitution<W>(L, n, y, inv);
 }
 
