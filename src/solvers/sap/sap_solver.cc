@@ -192,6 +192,7 @@ struct SapSolverWorkspace {
     int J_offset = 0;      // into J_compact (r × k, column-major)
   };
   std::vector<Sparsity> sparsity;
+  bool any_compact = false;  // some block is compacted (a robot): J products go through the compacted columns
   std::vector<int> cols;
   std::vector<double> J_compact, JtGJ;
   // Dense path.
@@ -214,6 +215,7 @@ struct SapSolverWorkspace {
   std::vector<int> island_parent;  ///< union-find over trees
   std::vector<int> island_of_tree;  ///< each tree's island (−1: a free tree)
   std::vector<int> island_tree_start, island_trees, island_constraint_start, island_constraints;
+  std::vector<int> all_constraints;  // 0 … n_c − 1: the global line search's constraint list
   int num_islands = 0;
   Eigen::VectorXd dvc, dp;  ///< J Δv and A Δv of the Newton step, for the island line searches
   SapLineSearchFunction island_line;
@@ -295,9 +297,88 @@ SapSolver& SapSolver::operator=(SapSolver&&) noexcept = default;
 
 namespace {
 
+// v_c = J v (SapProblem::multiply_J) through the compacted Jacobian columns of w.sparsity: a
+// robot's contact touches the base and one limb (9 of the A1's 18 columns, 12 of the
+// humanoid's 27), a limit one joint. Free bodies' 3 × 6 blocks take the fixed-size product.
+void multiply_J(const SapProblem& problem, const SapSolverWorkspace& w, const double* v, double* vc) {
+  if (!w.any_compact) {  // free bodies only (a pile): the problem's own product is as fast
+    problem.multiply_J(Eigen::Map<const Eigen::VectorXd>(v, problem.nv()), Eigen::Map<Eigen::VectorXd>(vc, problem.num_rows()));
+    return;
+  }
+  for (int i = 0; i < problem.num_constraints(); ++i) {
+    const SapConstraint& c = problem.constraint(i);
+    const int r = c.num_rows();
+    if (r == 3) {  // contacts
+      Eigen::Vector3d out = Eigen::Vector3d::Zero();
+      for (int k = 0; k < c.num_trees(); ++k) {
+        const Eigen::MatrixXd& J = c.jacobian(k);
+        const double* vt = v + problem.tree_start(c.tree(k));
+        if (J.cols() == 6) {  // a free body
+          out.noalias() += Eigen::Map<const Eigen::Matrix<double, 3, 6>>(J.data()) * Eigen::Map<const Eigen::Matrix<double, 6, 1>>(vt);
+          continue;
+        }
+        const SapSolverWorkspace::Sparsity& sp = w.sparsity[2 * static_cast<size_t>(i) + k];
+        const bool compact = sp.k < J.cols();
+        const double* Jc = compact ? w.J_compact.data() + sp.J_offset : J.data();
+        const int* cols = w.cols.data() + sp.cols_offset;
+        for (int b = 0; b < sp.k; ++b) out += Eigen::Map<const Eigen::Vector3d>(Jc + 3 * static_cast<ptrdiff_t>(b)) * vt[compact ? cols[b] : b];
+      }
+      Eigen::Map<Eigen::Vector3d>(vc + problem.row_start(i)) = out;
+      continue;
+    }
+    double* out = vc + problem.row_start(i);
+    for (int a = 0; a < r; ++a) out[a] = 0.0;
+    for (int k = 0; k < c.num_trees(); ++k) {
+      const Eigen::MatrixXd& J = c.jacobian(k);
+      const double* vt = v + problem.tree_start(c.tree(k));
+      const SapSolverWorkspace::Sparsity& sp = w.sparsity[2 * static_cast<size_t>(i) + k];
+      const bool compact = sp.k < J.cols();
+      const double* Jc = compact ? w.J_compact.data() + sp.J_offset : J.data();
+      const int* cols = w.cols.data() + sp.cols_offset;
+      for (int b = 0; b < sp.k; ++b) {
+        const double x = vt[compact ? cols[b] : b];
+        for (int a = 0; a < r; ++a) out[a] += Jc[static_cast<ptrdiff_t>(b) * r + a] * x;
+      }
+    }
+  }
+}
+
+// x = Jᵀ γ (SapProblem::multiply_J_transpose) through the compacted columns.
+void multiply_J_transpose(const SapProblem& problem, const SapSolverWorkspace& w, const double* gamma, double* x) {
+  if (!w.any_compact) {
+    problem.multiply_J_transpose(Eigen::Map<const Eigen::VectorXd>(gamma, problem.num_rows()),
+                                 Eigen::Map<Eigen::VectorXd>(x, problem.nv()));
+    return;
+  }
+  std::fill(x, x + problem.nv(), 0.0);
+  for (int i = 0; i < problem.num_constraints(); ++i) {
+    const SapConstraint& c = problem.constraint(i);
+    const int r = c.num_rows();
+    const double* g = gamma + problem.row_start(i);
+    for (int k = 0; k < c.num_trees(); ++k) {
+      const Eigen::MatrixXd& J = c.jacobian(k);
+      double* xt = x + problem.tree_start(c.tree(k));
+      if (r == 3 && J.cols() == 6) {  // a contact on a free body
+        Eigen::Map<Eigen::Matrix<double, 6, 1>>(xt).noalias() +=
+            Eigen::Map<const Eigen::Matrix<double, 3, 6>>(J.data()).transpose() * Eigen::Map<const Eigen::Vector3d>(g);
+        continue;
+      }
+      const SapSolverWorkspace::Sparsity& sp = w.sparsity[2 * static_cast<size_t>(i) + k];
+      const bool compact = sp.k < J.cols();
+      const double* Jc = compact ? w.J_compact.data() + sp.J_offset : J.data();
+      const int* cols = w.cols.data() + sp.cols_offset;
+      for (int b = 0; b < sp.k; ++b) {
+        double sum = 0.0;
+        for (int a = 0; a < r; ++a) sum += Jc[static_cast<ptrdiff_t>(b) * r + a] * g[a];
+        xt[compact ? cols[b] : b] += sum;
+      }
+    }
+  }
+}
+
 // Evaluates ℓ_p, γ, ∇ℓ_p = A(v − v*) − Jᵀγ and (with_G) every G_i at w.v.
 void evaluate(const SapProblem& problem, bool with_G, SapSolverWorkspace& w) {
-  problem.multiply_J(w.v, w.vc);
+  multiply_J(problem, w, w.v.data(), w.vc.data());
   w.dv_minus = w.v - problem.v_star();
   problem.multiply_A(w.dv_minus, w.Av_minus);
   w.p = w.Av_minus + w.Av_star;  // A v
@@ -318,7 +399,7 @@ void evaluate(const SapProblem& problem, bool with_G, SapSolverWorkspace& w) {
       w.cost += c.calc(w.vc.segment(r, n), w.gamma.segment(r, n), nullptr);
     }
   }
-  problem.multiply_J_transpose(w.gamma, w.jc);
+  multiply_J_transpose(problem, w, w.gamma.data(), w.jc.data());
   w.grad = w.Av_minus - w.jc;  // the momentum residual
 }
 
@@ -495,6 +576,7 @@ void analyze_sparsity(const SapProblem& problem, SapSolverWorkspace& w) {
   w.sparsity.resize(2 * static_cast<size_t>(nc));
   w.cols.clear();
   w.J_compact.clear();
+  w.any_compact = false;
   size_t max_k = 0;
   for (int i = 0; i < nc; ++i) {
     const SapConstraint& c = problem.constraint(i);
@@ -515,6 +597,7 @@ void analyze_sparsity(const SapProblem& problem, SapSolverWorkspace& w) {
         continue;
       }
       sp.J_offset = static_cast<int>(w.J_compact.size());
+      w.any_compact = true;
       for (int b = 0; b < sp.k; ++b)
         for (int a = 0; a < r; ++a) w.J_compact.push_back(J(a, w.cols[sp.cols_offset + b]));
       max_k = std::max(max_k, static_cast<size_t>(sp.k));
@@ -853,7 +936,7 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
       // is one Newton step per island, and each island takes the exact step length of its own
       // line. One α for all would let the island with the most contact changes along the line
       // hold back every other one (a pile's falling pairs and settled heaps).
-      problem.multiply_J(w.dv, w.dvc);
+      multiply_J(problem, w, w.dv.data(), w.dvc.data());
       problem.multiply_A(w.dv, w.dp);
       double min_alpha = std::numeric_limits<double>::infinity();
       for (int k = 0; k < w.num_islands; ++k) {
@@ -895,7 +978,15 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
       // whole problem does not (the per-island tests do not add up to the global one exactly).
       // The global line search below takes the step, or reports the failure.
     }
-    w.line.reset(problem, w.dv_minus, w.Av_minus, w.vc, w.dv);
+    // The global line: the island form over every constraint, with Δv_c from the compacted J.
+    multiply_J(problem, w, w.dv.data(), w.dvc.data());
+    problem.multiply_A(w.dv, w.dp);
+    if (static_cast<int>(w.all_constraints.size()) != problem.num_constraints()) {
+      w.all_constraints.resize(problem.num_constraints());
+      for (int i = 0; i < problem.num_constraints(); ++i) w.all_constraints[i] = i;
+    }
+    w.line.reset_island(problem, w.vc.data(), w.dvc.data(), 0.5 * w.dv_minus.dot(w.Av_minus), w.dv.dot(w.Av_minus),
+                        w.dv.dot(w.dp), w.all_constraints.data(), problem.num_constraints());
     const LineSearchOutcome ls = line_search(w.line, w.dv.dot(w.grad));
     res.line_search_iterations += ls.iterations;
     if (!ls.descent) {
