@@ -589,17 +589,28 @@ void analyze_sparsity(const SapProblem& problem, SapSolverWorkspace& w) {
         sp.k = n;
         continue;
       }
-      for (int j = 0; j < n; ++j)
-        if (!J.col(j).isZero(0.0)) w.cols.push_back(j);
-      sp.k = static_cast<int>(w.cols.size()) - sp.cols_offset;
+      // Nonzero columns, then their entries, written through pointers into storage grown to the
+      // worst case (no allocation once the sizes have peaked).
+      w.cols.resize(static_cast<size_t>(sp.cols_offset) + n);
+      int* cols = w.cols.data() + sp.cols_offset;
+      int k = 0;
+      for (int j = 0; j < n; ++j) {
+        const double* column = J.data() + static_cast<ptrdiff_t>(j) * r;
+        bool nonzero = false;
+        for (int a = 0; a < r; ++a) nonzero |= column[a] != 0.0;
+        if (nonzero) cols[k++] = j;
+      }
+      sp.k = k;
+      w.cols.resize(static_cast<size_t>(sp.cols_offset) + k);
       if (sp.k == n) {  // dense: use J itself
         w.cols.resize(sp.cols_offset);
         continue;
       }
       sp.J_offset = static_cast<int>(w.J_compact.size());
       w.any_compact = true;
-      for (int b = 0; b < sp.k; ++b)
-        for (int a = 0; a < r; ++a) w.J_compact.push_back(J(a, w.cols[sp.cols_offset + b]));
+      w.J_compact.resize(static_cast<size_t>(sp.J_offset) + static_cast<size_t>(k) * r);
+      double* Jc = w.J_compact.data() + sp.J_offset;
+      for (int b = 0; b < k; ++b) std::copy_n(J.data() + static_cast<ptrdiff_t>(cols[b]) * r, r, Jc + static_cast<ptrdiff_t>(b) * r);
       max_k = std::max(max_k, static_cast<size_t>(sp.k));
     }
   }
