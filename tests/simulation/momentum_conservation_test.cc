@@ -163,6 +163,15 @@ std::string floating_a1(double g_z, double z) {
   return "gravity: [0, 0, " + std::to_string(g_z) + "]\nrobots:\n  - urdf: " + COULOMB_SHARED_DIR +
          "/models/a1.urdf\n    floating: true\n    position: [0, 0, " + std::to_string(z) + "]\n";
 }
+// Sets every velocity coordinate of `sim` to scale · U[−1, 1] (generator seeded with `seed`) at
+// its current configuration.
+void set_random_velocities(Simulator& sim, unsigned seed, double scale) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::mt19937 rng(seed);
+  Eigen::VectorXd v(sim.model().nv());
+  for (int i = 0; i < v.size(); ++i) v[i] = scale * u(rng);
+  sim.set_state(sim.q(), v);
+}
 SimulatorParameters free_a1_parameters(double dt, Integrator integrator) {
   SimulatorParameters params;
   params.time_step = dt;
@@ -173,16 +182,12 @@ SimulatorParameters free_a1_parameters(double dt, Integrator integrator) {
 
 TEST(MomentumConservationTest, FreeFloatingA1ConservesTotalMomentum) {
   const std::string yaml = floating_a1(0.0, 1.0);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
   for (double dt : {1e-3, 1e-2})
     for (Integrator integrator : {Integrator::kImplicitEuler, Integrator::kSymplecticEuler, Integrator::kMidpoint}) {
       const SimulatorParameters params = free_a1_parameters(dt, integrator);
       Simulator sim(io::parse_scene(yaml, "a1_free"), params);
       const multibody::Model& model = sim.model();
-      Eigen::VectorXd v(model.nv());
-      std::mt19937 rng_run(2026);
-      for (int i = 0; i < model.nv(); ++i) v[i] = 2.0 * u(rng_run);
-      sim.set_state(sim.q(), v);
+      set_random_velocities(sim, 2026, 2.0);
       multibody::Workspace ws(model);
       const math::SpatialForce h0 = multibody::spatial_momentum(model, ws, sim.q(), sim.v());
       const double E0 = multibody::kinetic_energy(model, ws, sim.q(), sim.v());
@@ -220,17 +225,13 @@ TEST(MomentumConservationTest, FreeFloatingA1ConservesTotalMomentum) {
 TEST(MomentumConservationTest, FreeHumanoidWithJointDampingConservesMomentumAndDissipates) {
   const std::string yaml = std::string("gravity: [0, 0, 0]\nrobots:\n  - urdf: ") + COULOMB_SOURCE_DIR +
                            "/examples/models/humanoid.urdf\n    floating: true\n    position: [0, 0, 1]\n";
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
   for (double dt : {1e-3, 1e-2})
     for (Integrator integrator : {Integrator::kImplicitEuler, Integrator::kMidpoint}) {
       const SimulatorParameters params = free_a1_parameters(dt, integrator);
       Simulator sim(io::parse_scene(yaml, "humanoid_free"), params);
       const multibody::Model& model = sim.model();
       ASSERT_EQ(model.nv(), 27);
-      Eigen::VectorXd v(model.nv());
-      std::mt19937 rng(11);
-      for (int i = 0; i < model.nv(); ++i) v[i] = 3.0 * u(rng);
-      sim.set_state(sim.q(), v);
+      set_random_velocities(sim, 11, 3.0);
       multibody::Workspace ws(model);
       const math::SpatialForce h0 = multibody::spatial_momentum(model, ws, sim.q(), sim.v());
       const double E0 = multibody::kinetic_energy(model, ws, sim.q(), sim.v());
