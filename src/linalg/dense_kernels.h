@@ -162,9 +162,12 @@ template <int W>
 // updates was most of a 27 × 27 solve's time. Sizes above kReciprocalsMax divide in the chain.
 constexpr int kReciprocalsMax = 64;
 
-// inv[j] = 1 / L(j, j) for j < n ≤ kReciprocalsMax.
-[[gnu::always_inline]] inline void pivot_reciprocals(const double* L, int n, int ld, double* inv) {
+// inv[j] = 1 / L(j, j) into `inv` (kReciprocalsMax entries), returned; nullptr (divide) for
+// n > kReciprocalsMax.
+[[gnu::always_inline]] inline const double* pivot_reciprocals(const double* L, int n, int ld, double* inv) {
+  if (n > kReciprocalsMax) return nullptr;
   for (int j = 0; j < n; ++j) inv[j] = 1.0 / L[static_cast<ptrdiff_t>(j) * ld + j];
+  return inv;
 }
 
 // L z = y and Lᵀ x = z with the pivots' reciprocals given (nullptr: divide).
@@ -190,13 +193,8 @@ template <int W>
 /// n by default: a trailing block of a factor is a factor of its own): column axpys.
 template <int W>
 [[gnu::always_inline]] inline void forward_substitution(const double* L, int n, double* y, int ld) {
-  if (n > kReciprocalsMax) {
-    forward_substitution<W>(L, n, y, ld, nullptr);
-    return;
-  }
   double inv[kReciprocalsMax];
-  pivot_reciprocals(L, n, ld, inv);
-  forward_substitution<W>(L, n, y, ld, inv);
+  forward_substitution<W>(L, n, y, ld, pivot_reciprocals(L, n, ld, inv));
 }
 template <int W>
 [[gnu::always_inline]] inline void forward_substitution(const double* L, int n, double* y) {
@@ -206,25 +204,15 @@ template <int W>
 /// Back substitution Lᵀ x = z in place: column dot products.
 template <int W>
 [[gnu::always_inline]] inline void back_substitution(const double* L, int n, double* y) {
-  if (n > kReciprocalsMax) {
-    back_substitution<W>(L, n, y, nullptr);
-    return;
-  }
   double inv[kReciprocalsMax];
-  pivot_reciprocals(L, n, n, inv);
-  back_substitution<W>(L, n, y, inv);
+  back_substitution<W>(L, n, y, pivot_reciprocals(L, n, n, inv));
 }
 
 /// Solves L Lᵀ x = y in place with the factor of cholesky_lower (the reciprocals taken once).
 template <int W>
 [[gnu::always_inline]] inline void cholesky_solve(const double* L, int n, double* y) {
-  if (n > kReciprocalsMax) {
-    forward_substitution<W>(L, n, y, n, nullptr);
-    back_substitution<W>(L, n, y, nullptr);
-    return;
-  }
-  double inv[kReciprocalsMax];
-  pivot_reciprocals(L, n, n, inv);
+  double buffer[kReciprocalsMax];
+  const double* inv = pivot_reciprocals(L, n, n, buffer);
   forward_substitution<W>(L, n, y, n, inv);
   back_substitution<W>(L, n, y, inv);
 }

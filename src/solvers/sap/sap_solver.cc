@@ -217,7 +217,7 @@ struct SapSolverWorkspace {
   std::vector<int> island_tree_start, island_trees, island_constraint_start, island_constraints;
   std::vector<int> all_constraints;  // 0 … n_c − 1: the global line search's constraint list
   int num_islands = 0;
-  Eigen::VectorXd dvc, dp;  ///< J Δv and A Δv of the Newton step, for the island line searches
+  Eigen::VectorXd dvc, dp;  ///< J Δv and A Δv of the Newton step, for the line searches
   SapLineSearchFunction island_line;
 };
 
@@ -297,6 +297,19 @@ SapSolver& SapSolver::operator=(SapSolver&&) noexcept = default;
 
 namespace {
 
+struct Side {
+  const double* J;
+  int k;
+  const int* cols;  // nullptr: all n columns, in order
+};
+
+[[gnu::always_inline]] inline Side side_of(const SapConstraint& c, int side, int i, const SapSolverWorkspace& w) {
+  const SapSolverWorkspace::Sparsity& sp = w.sparsity[2 * static_cast<size_t>(i) + side];
+  const Eigen::MatrixXd& J = c.jacobian(side);
+  if (sp.k == J.cols()) return {J.data(), sp.k, nullptr};
+  return {w.J_compact.data() + sp.J_offset, sp.k, w.cols.data() + sp.cols_offset};
+}
+
 // v_c = J v (SapProblem::multiply_J) through the compacted Jacobian columns of w.sparsity: a
 // robot's contact touches the base and one limb (9 of the A1's 18 columns, 12 of the
 // humanoid's 27), a limit one joint. Free bodies' 3 × 6 blocks take the fixed-size product.
@@ -308,20 +321,16 @@ void multiply_J(const SapProblem& problem, const SapSolverWorkspace& w, const do
   for (int i = 0; i < problem.num_constraints(); ++i) {
     const SapConstraint& c = problem.constraint(i);
     const int r = c.num_rows();
-    if (r == 3) {  // contacts
+    if (r == 3) {  // contacts: the sum kept in registers
       Eigen::Vector3d out = Eigen::Vector3d::Zero();
       for (int k = 0; k < c.num_trees(); ++k) {
-        const Eigen::MatrixXd& J = c.jacobian(k);
         const double* vt = v + problem.tree_start(c.tree(k));
-        if (J.cols() == 6) {  // a free body
-          out.noalias() += Eigen::Map<const Eigen::Matrix<double, 3, 6>>(J.data()) * Eigen::Map<const Eigen::Matrix<double, 6, 1>>(vt);
-          continue;
-        }
-        const SapSolverWorkspace::Sparsity& sp = w.sparsity[2 * static_cast<size_t>(i) + k];
-        const bool compact = sp.k < J.cols();
-        const double* Jc = compact ? w.J_compact.data() + sp.J_offset : J.data();
-        const int* cols = w.cols.data() + sp.cols_offset;
-        for (int b = 0; b < sp.k; ++b) out += Eigen::Map<const Eigen::Vector3d>(Jc + 3 * static_cast<ptrdiff_t>(b)) * vt[compact ? cols[b] : b];
+        const Side x = side_of(c, k, i, w);
+        if (x.k == 6 && x.cols == nullptr)  // a free body
+          out.noalias() += Eigen::Map<const Eigen::Matrix<double, 3, 6>>(x.J) * Eigen::Map<const Eigen::Matrix<double, 6, 1>>(vt);
+        else
+          for (int b = 0; b < x.k; ++b)
+            out += Eigen::Map<const Eigen::Vector3d>(x.J + 3 * static_cast<ptrdiff_t>(b)) * vt[x.cols != nullptr ? x.cols[b] : b];
       }
       Eigen::Map<Eigen::Vector3d>(vc + problem.row_start(i)) = out;
       continue;
@@ -329,15 +338,11 @@ void multiply_J(const SapProblem& problem, const SapSolverWorkspace& w, const do
     double* out = vc + problem.row_start(i);
     for (int a = 0; a < r; ++a) out[a] = 0.0;
     for (int k = 0; k < c.num_trees(); ++k) {
-      const Eigen::MatrixXd& J = c.jacobian(k);
       const double* vt = v + problem.tree_start(c.tree(k));
-      const SapSolverWorkspace::Sparsity& sp = w.sparsity[2 * static_cast<size_t>(i) + k];
-      const bool compact = sp.k < J.cols();
-      const double* Jc = compact ? w.J_compact.data() + sp.J_offset : J.data();
-      const int* cols = w.cols.data() + sp.cols_offset;
-      for (int b = 0; b < sp.k; ++b) {
-        const double x = vt[compact ? cols[b] : b];
-        for (int a = 0; a < r; ++a) out[a] += Jc[static_cast<ptrdiff_t>(b) * r + a] * x;
+      const Side x = side_of(c, k, i, w);
+      for (int b = 0; b < x.k; ++b) {
+        const double vb = vt[x.cols != nullptr ? x.cols[b] : b];
+        for (int a = 0; a < r; ++a) out[a] += x.J[static_cast<ptrdiff_t>(b) * r + a] * vb;
       }
     }
   }
@@ -356,21 +361,23 @@ void multiply_J_transpose(const SapProblem& problem, const SapSolverWorkspace& w
     const int r = c.num_rows();
     const double* g = gamma + problem.row_start(i);
     for (int k = 0; k < c.num_trees(); ++k) {
-      const Eigen::MatrixXd& J = c.jacobian(k);
       double* xt = x + problem.tree_start(c.tree(k));
-      if (r == 3 && J.cols() == 6) {  // a contact on a free body
+      const Side s = side_of(c, k, i, w);
+      if (r == 3 && s.k == 6 && s.cols == nullptr) {  // a contact on a free body
         Eigen::Map<Eigen::Matrix<double, 6, 1>>(xt).noalias() +=
-            Eigen::Map<const Eigen::Matrix<double, 3, 6>>(J.data()).transpose() * Eigen::Map<const Eigen::Vector3d>(g);
+            Eigen::Map<const Eigen::Matrix<double, 3, 6>>(s.J).transpose() * Eigen::Map<const Eigen::Vector3d>(g);
         continue;
       }
-      const SapSolverWorkspace::Sparsity& sp = w.sparsity[2 * static_cast<size_t>(i) + k];
-      const bool compact = sp.k < J.cols();
-      const double* Jc = compact ? w.J_compact.data() + sp.J_offset : J.data();
-      const int* cols = w.cols.data() + sp.cols_offset;
-      for (int b = 0; b < sp.k; ++b) {
+      if (r == 3) {  // contacts
+        const Eigen::Map<const Eigen::Vector3d> g3(g);
+        for (int b = 0; b < s.k; ++b)
+          xt[s.cols != nullptr ? s.cols[b] : b] += Eigen::Map<const Eigen::Vector3d>(s.J + 3 * static_cast<ptrdiff_t>(b)).dot(g3);
+        continue;
+      }
+      for (int b = 0; b < s.k; ++b) {
         double sum = 0.0;
-        for (int a = 0; a < r; ++a) sum += Jc[static_cast<ptrdiff_t>(b) * r + a] * g[a];
-        xt[compact ? cols[b] : b] += sum;
+        for (int a = 0; a < r; ++a) sum += s.J[static_cast<ptrdiff_t>(b) * r + a] * g[a];
+        xt[s.cols != nullptr ? s.cols[b] : b] += sum;
       }
     }
   }
@@ -651,18 +658,6 @@ void locate_targets(const SapProblem& problem, bool dense, SapSolverWorkspace& w
 
 // A side of a constraint as the assembly sees it: r × k columns at `J` (the block itself or its
 // compaction) and, when compacted, the indices of those columns in the tree.
-struct Side {
-  const double* J;
-  int k;
-  const int* cols;  // nullptr: all n columns, in order
-};
-
-[[gnu::always_inline]] inline Side side_of(const SapConstraint& c, int side, int i, const SapSolverWorkspace& w) {
-  const SapSolverWorkspace::Sparsity& sp = w.sparsity[2 * static_cast<size_t>(i) + side];
-  const Eigen::MatrixXd& J = c.jacobian(side);
-  if (sp.k == J.cols()) return {J.data(), sp.k, nullptr};
-  return {w.J_compact.data() + sp.J_offset, sp.k, w.cols.data() + sp.cols_offset};
-}
 
 // out(rows x.cols, cols y.cols) += x.Jᵀ GJ_y (GJ_y: r × y.k), scattering through the column
 // indices of compacted sides.
