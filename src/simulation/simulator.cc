@@ -303,7 +303,8 @@ void Simulator::set_state(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   scene_.model.check_velocity(v);
   state_.q = q;
   state_.v = v;
-  fm_.increment_valid = false;  // the next free motion starts from v₀: a step from a set state is a function of it alone
+  fm_.increments = 0;      // the next free motion starts from v₀: a step from a set state is a function of it alone
+  v0_last_valid_ = false;  // and SAP from v₀ alone
 }
 
 double Simulator::energy(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
@@ -347,9 +348,10 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   if (s.v_theta.size() != nv || s.llt.size() != trees_.size()) {
     s.q_theta.resize(model.nq());
     s.q1.resize(model.nq());
-    for (Eigen::VectorXd* x : {&s.v_theta, &s.v_thvq, &s.k1, &s.m, &s.dv, &s.p0, &s.p_theta, &s.beta_theta, &s.increment})
+    for (Eigen::VectorXd* x : {&s.v_theta, &s.v_thvq, &s.k1, &s.m, &s.dv, &s.p0, &s.p_theta, &s.beta_theta, &s.increment[0],
+                              &s.increment[1], &s.increment[2]})
       x->resize(nv);
-    s.increment_valid = false;
+    s.increments = 0;
     s.llt = std::vector<Eigen::LLT<Eigen::MatrixXd>>(trees_.size());  // built in place: copying a default LLT reads its uninitialized info
     s.factor.resize(trees_.size());
     A_blocks_.resize(trees_.size());
@@ -406,7 +408,7 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   // set_state() (no warm start) uses A(q₀): it depends on (q₀, v₀) only. If an iteration does
   // not contract the correction by 4× (fast motion at a large δt), A is refreshed at q₁ of the
   // current iterate from then on (the plain quasi-Newton iteration).
-  const bool warm = parameters_.free_motion_warm_start && s.increment_valid;
+  const bool warm = parameters_.free_motion_warm_start && s.increments > 0;
   if (!warm) assemble_A(multibody::crba_trees_from_joint_poses(model, ws_));
   factor_A();
   if (th == 0.0) {  // explicit forces: evaluated once, at (q₀, v₀)
@@ -415,11 +417,13 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
     q_theta = q0;
     v_theta = v0;
   }
-  // Start from the last step's increment v* − v₀ (SimulatorParameters::free_motion_warm_start:
-  // the free motion changes little between steps, so the chord iteration starts closer), else
-  // from v₀.
-  if (warm) v_star = v0 + s.increment;
-  else v_star = v0;
+  // Start from the last steps' increments v* − v₀ extrapolated, quadratically once three are at
+  // hand (SimulatorParameters::free_motion_warm_start: the increment is δt times an acceleration
+  // that varies smoothly between impacts, so the chord iteration starts closer), else from v₀.
+  if (!warm) v_star = v0;
+  else if (s.increments == 1) v_star = v0 + s.increment[0];
+  else if (s.increments == 2) v_star = v0 + 2.0 * s.increment[0] - s.increment[1];
+  else v_star = v0 + 3.0 * (s.increment[0] - s.increment[1]) + s.increment[2];
   results_.stats.free_motion_iterations = 0;
   bool refresh = false, converged = false;
   double last_correction = std::numeric_limits<double>::infinity();
@@ -456,8 +460,14 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   // omits δt ∂(M v)/∂q, then as large as M. Newton's method with the exact Jacobian takes over.
   if (!converged) converged = free_motion_newton(q0, v0, v_star);
   results_.stats.free_motion_converged = converged;
-  s.increment = v_star - v0;
-  s.increment_valid = converged;
+  if (converged) {
+    s.increment[2].swap(s.increment[1]);  // storage only: the oldest becomes the newest's buffer
+    s.increment[1].swap(s.increment[0]);
+    s.increment[0] = v_star - v0;
+    s.increments = std::min(s.increments + 1, 3);
+  } else {
+    s.increments = 0;
+  }
   // A at the converged v* (digest §2.4: evaluated once, at v*), where the momentum is: q₁(v*).
   v_thvq = thvq * v_star + (1.0 - thvq) * v0;
   multibody::integrate(model, q0, v_thvq, dt, q1);
@@ -720,7 +730,12 @@ const StepStats& Simulator::step() {
     sap_builder_.build(constraint_set_, build, problem);
     lap(stats.stage_time.constraints);
     if (solved_) {
-      solver_.solve(problem, v0, solver_results_);
+      if (parameters_.acceleration_warm_start && v0_last_valid_) {
+        v_held_acceleration_ = 2.0 * v0 - v0_last_;
+        solver_.solve(problem, v0, v_held_acceleration_, solver_results_);
+      } else {
+        solver_.solve(problem, v0, solver_results_);
+      }
       const sap::SapSolverResults& r = solver_results_;
       stats.status = r.status;
       stats.solver_iterations = r.iterations;
@@ -758,6 +773,8 @@ const StepStats& Simulator::step() {
   ++step_count_;
   if (!state_.q.allFinite() || !state_.v.allFinite())
     throw std::runtime_error("simulator: the state became non-finite at t = " + std::to_string(state_.time) + " s");
+  v0_last_ = v0;
+  v0_last_valid_ = true;
   stats.time = state_.time;
   stats.energy = parameters_.compute_energy ? energy(state_.q, state_.v) : std::numeric_limits<double>::quiet_NaN();
   lap(stats.stage_time.finish);

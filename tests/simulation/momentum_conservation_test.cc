@@ -23,6 +23,7 @@
 #include "coulomb/io/scene_loader.h"
 #include "coulomb/multibody/energy.h"
 #include "coulomb/simulation/simulator.h"
+#include "simulation_test_util.h"
 
 namespace coulomb::simulation {
 namespace {
@@ -331,7 +332,7 @@ TEST(MomentumConservationTest, FreeFloatingA1AtARadianPerStepConservesMomentum) 
   EXPECT_GE(newton_steps, 60) << "the chord iteration converged; the test no longer reaches Newton";
 }
 // SimulatorParameters::free_motion_warm_start: the chord iteration starts at v₀ plus the last
-// step's increment v* − v₀ instead of at v₀. Independent truth: the same simulation without the
+// steps' increments v* − v₀ extrapolated instead of at v₀. Independent truth: the same simulation without the
 // warm start (each step's v* is the root of the same m(v), found to free_motion_tolerance from
 // another starting point), on motions whose trajectories do not amplify round-off (no contact):
 // the free-floating A1 spinning at random joint and base velocities, under every integrator and
@@ -372,15 +373,11 @@ TEST(MomentumConservationTest, FreeMotionWarmStartSolvesTheSameSteps) {
       // 6.6e-9 under symplectic Euler at 1 ms, whose chord iteration contracts slowest).
       EXPECT_LE(max_dq, 5e-8) << label;
       EXPECT_LE(max_dv, 5e-8) << label;
-      // After set_state() the warm-started simulator's step is the step of a fresh one.
+      // After set_state() the warm-started simulator's steps are those of a fresh one: the
+      // extrapolation restarts (one, two, then three increments).
       Simulator fresh(io::parse_scene(yaml, "a1_free"), params);
       const Eigen::VectorXd q = warm.q(), v1 = 0.5 * warm.v();
-      warm.set_state(q, v1);
-      fresh.set_state(q, v1);
-      warm.step();
-      fresh.step();
-      EXPECT_EQ(warm.q(), fresh.q()) << label;
-      EXPECT_EQ(warm.v(), fresh.v()) << label;
+      test_util::expect_same_steps_after_set_state(warm, fresh, q, v1, 5, label);
     }
 }
 }  // namespace

@@ -1,5 +1,5 @@
-// Small helpers shared by the simulation tests: scene-number formatting and the world twist of a
-// free body.
+// Small helpers shared by the simulation tests: scene-number formatting, the world twist of a
+// free body, and the check that set_state() restarts the warm starts.
 #pragma once
 
 #include <cstdio>
@@ -7,6 +7,7 @@
 #include <utility>
 
 #include <Eigen/Core>
+#include <gtest/gtest.h>
 
 #include "coulomb/multibody/forward_kinematics.h"
 #include "coulomb/multibody/model.h"
@@ -38,6 +39,20 @@ inline std::pair<Eigen::Vector3d, Eigen::Vector3d> world_twist(const Simulator& 
     if (&model.body(b).joint == &j) body = b;
   const Eigen::Matrix3d& R = ws.X_WB[body].R;
   return {R * ws.V_B[body].v, R * ws.V_B[body].w};
+}
+
+/// After set_state(q, v) on both, `warmed` (a simulator with steps behind it) and `fresh` take
+/// `steps` steps with bit-identical states: its warm starts restart from the set state.
+inline void expect_same_steps_after_set_state(Simulator& warmed, Simulator& fresh, const Eigen::VectorXd& q,
+                                              const Eigen::VectorXd& v, int steps, const std::string& label) {
+  warmed.set_state(q, v);
+  fresh.set_state(q, v);
+  for (int k = 0; k < steps; ++k) {
+    warmed.step();
+    fresh.step();
+    EXPECT_EQ(warmed.q(), fresh.q()) << label << " step " << k;
+    EXPECT_EQ(warmed.v(), fresh.v()) << label << " step " << k;
+  }
 }
 
 }  // namespace coulomb::simulation::test_util

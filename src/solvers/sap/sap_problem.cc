@@ -71,10 +71,21 @@ int SapProblem::add_constraint(SapConstraint* c) {
 void SapProblem::multiply_A(const Eigen::Ref<const Eigen::VectorXd>& x, Eigen::Ref<Eigen::VectorXd> y) const {
   for (int t = 0; t < num_trees(); ++t) {
     const int s = tree_start_[t];
-    if (A_[t].rows() == 6)  // free bodies: fixed size
+    const int n = tree_size(t);
+    if (n == 6) {  // free bodies: fixed size
       y.segment<6>(s).noalias() = Eigen::Map<const Eigen::Matrix<double, 6, 6>>(A_[t].data()) * x.segment<6>(s);
-    else
-      y.segment(s, tree_size(t)).noalias() = A_[t] * x.segment(s, tree_size(t));
+    } else if (n < 8) {  // a small tree: columns of A, without the dispatch of Eigen's dynamic product
+      const double* A = A_[t].data();
+      double* out = y.data() + s;
+      for (int i = 0; i < n; ++i) out[i] = 0.0;
+      for (int j = 0; j < n; ++j) {
+        const double xj = x[s + j];
+        const double* col = A + static_cast<ptrdiff_t>(j) * n;
+        for (int i = 0; i < n; ++i) out[i] += col[i] * xj;
+      }
+    } else {
+      y.segment(s, n).noalias() = A_[t] * x.segment(s, n);
+    }
   }
 }
 

@@ -165,6 +165,7 @@ struct SapSolverWorkspace {
   // Iterate and its evaluation.
   Eigen::VectorXd D, v, dv, vc, gamma, grad, dv_minus, Av_minus, Av_star, jc, p;
   Eigen::VectorXd vc_rest, gamma_rest;  // ℓ_i at v = 0: zeros and scratch, max rows
+  Eigen::VectorXd v_second, vc_second, gamma_second, dv_second, Av_second;  // a second guess and its cost
   std::vector<double> G;      // per constraint r × r, column-major, at G_offset[i]
   std::vector<const SapFrictionConeConstraint*> cone_of;  // per constraint: itself if a contact, else nullptr
   std::vector<int> G_offset;
@@ -383,17 +384,13 @@ void multiply_J_transpose(const SapProblem& problem, const SapSolverWorkspace& w
   }
 }
 
-// Evaluates ℓ_p, γ, ∇ℓ_p = A(v − v*) − Jᵀγ and (with_G) every G_i at w.v.
-void evaluate(const SapProblem& problem, bool with_G, SapSolverWorkspace& w) {
-  multiply_J(problem, w, w.v.data(), w.vc.data());
-  w.dv_minus = w.v - problem.v_star();
-  problem.multiply_A(w.dv_minus, w.Av_minus);
-  w.p = w.Av_minus + w.Av_star;  // A v
-  w.cost = 0.5 * w.dv_minus.dot(w.Av_minus);
+// cost + Σ_i ℓ_i at vc (num_rows), with γ into gamma and (with_G) every G_i into w.G.
+double add_constraint_costs(const SapProblem& problem, const Eigen::VectorXd& vc, Eigen::VectorXd& gamma, bool with_G,
+                            double cost, SapSolverWorkspace& w) {
   for (int i = 0; i < problem.num_constraints(); ++i) {
     const int r = problem.row_start(i);
     if (const SapFrictionConeConstraint* cone = w.cone_of[i]) {  // contacts: the inline kernel
-      w.cost += cone->calc_inline(w.vc.data() + r, w.gamma.data() + r, with_G ? w.G.data() + w.G_offset[i] : nullptr);
+      cost += cone->calc_inline(vc.data() + r, gamma.data() + r, with_G ? w.G.data() + w.G_offset[i] : nullptr);
       continue;
     }
     const SapConstraint& c = problem.constraint(i);
@@ -401,13 +398,33 @@ void evaluate(const SapProblem& problem, bool with_G, SapSolverWorkspace& w) {
     if (with_G) {
       Eigen::Map<Eigen::MatrixXd> G_map(w.G.data() + w.G_offset[i], n, n);
       Eigen::Ref<Eigen::MatrixXd> G_ref(G_map);
-      w.cost += c.calc(w.vc.segment(r, n), w.gamma.segment(r, n), &G_ref);
+      cost += c.calc(vc.segment(r, n), gamma.segment(r, n), &G_ref);
     } else {
-      w.cost += c.calc(w.vc.segment(r, n), w.gamma.segment(r, n), nullptr);
+      cost += c.calc(vc.segment(r, n), gamma.segment(r, n), nullptr);
     }
   }
+  return cost;
+}
+
+// Evaluates ℓ_p, γ, ∇ℓ_p = A(v − v*) − Jᵀγ and (with_G) every G_i at w.v.
+void evaluate(const SapProblem& problem, bool with_G, SapSolverWorkspace& w) {
+  multiply_J(problem, w, w.v.data(), w.vc.data());
+  w.dv_minus = w.v - problem.v_star();
+  problem.multiply_A(w.dv_minus, w.Av_minus);
+  w.p = w.Av_minus + w.Av_star;  // A v
+  w.cost = add_constraint_costs(problem, w.vc, w.gamma, with_G, 0.5 * w.dv_minus.dot(w.Av_minus), w);
   multiply_J_transpose(problem, w, w.gamma.data(), w.jc.data());
   w.grad = w.Av_minus - w.jc;  // the momentum residual
+}
+
+// ℓ_p(v) alone (no G, no gradient) in scratch buffers, leaving the evaluation at w.v as it is:
+// compares the warm-start guesses.
+double cost_at(const SapProblem& problem, const Eigen::VectorXd& v, SapSolverWorkspace& w) {
+  multiply_J(problem, w, v.data(), w.vc_second.data());
+  w.dv_second = v - problem.v_star();
+  problem.multiply_A(w.dv_second, w.Av_second);
+  return add_constraint_costs(problem, w.vc_second, w.gamma_second, /*with_G=*/false,
+                              0.5 * w.dv_second.dot(w.Av_second), w);
 }
 
 // ℓ_p(0) = ½ v*ᵀ A v* + Σ_i ℓ_i(0), without touching the evaluation at the iterate (J·0 = 0).
@@ -764,13 +781,27 @@ SapSolverResults SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Ei
 
 void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v_guess,
                       SapSolverResults& res) const {
+  solve(problem, v_guess, nullptr, res);
+}
+
+void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v_guess,
+                      const Eigen::Ref<const Eigen::VectorXd>& v_second_guess, SapSolverResults& res) const {
+  solve(problem, v_guess, &v_second_guess, res);
+}
+
+void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v_guess,
+                      const Eigen::Ref<const Eigen::VectorXd>* v_second_guess, SapSolverResults& res) const {
   const SapSolverParameters& prm = parameters_;
   SapSolverWorkspace& w = *workspace_;
   const int nv = problem.nv();
-  if (v_guess.size() != nv)
-    throw std::invalid_argument("SapSolver: v_guess has " + std::to_string(v_guess.size()) + " entries, problem has " +
-                                std::to_string(nv));
-  if (!v_guess.allFinite()) throw std::invalid_argument("SapSolver: v_guess is not finite");
+  auto check_guess = [nv](const Eigen::Ref<const Eigen::VectorXd>& g, const char* name) {
+    if (g.size() != nv)
+      throw std::invalid_argument(std::string("SapSolver: ") + name + " has " + std::to_string(g.size()) +
+                                  " entries, problem has " + std::to_string(nv));
+    if (!g.allFinite()) throw std::invalid_argument(std::string("SapSolver: ") + name + " is not finite");
+  };
+  check_guess(v_guess, "v_guess");
+  if (v_second_guess != nullptr) check_guess(*v_second_guess, "v_second_guess");
   size_buffers(problem, w);
   analyze_sparsity(problem, w);
   // Trees that no constraint touches (see the pinning below).
@@ -829,13 +860,13 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
   // start there, so their gradient and Newton step stay zero and the line search works on the
   // coupled trees alone (otherwise a short step α, set by the contacts, leaves them at
   // (1 − α) of their error and the stopping criterion waits for them too).
-  auto pin_free_trees = [&] {
+  auto pin_free_trees = [&](Eigen::VectorXd& v) {
     for (int t : w.free_trees)
-      w.v.segment(problem.tree_start(t), problem.tree_size(t)) =
+      v.segment(problem.tree_start(t), problem.tree_size(t)) =
           problem.v_star().segment(problem.tree_start(t), problem.tree_size(t));
   };
   w.v = v_guess;
-  pin_free_trees();
+  pin_free_trees(w.v);
   // Eq. 26 at the current evaluation: ‖D̃∇ℓ‖ < ε_a + ε_r max(‖D̃p‖, ‖D̃j_c‖).
   double grad_norm = 0.0, scale = 0.0;
   auto meets_eq26 = [&] {
@@ -847,13 +878,24 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
   for (int iter = 0;; ++iter) {
     evaluate(problem, /*with_G=*/true, w);
     bool converged = meets_eq26();
-    // Start from the better of v_guess and rest (by ℓ_p), unless v_guess already meets Eq. 26.
-    // (The free trees stay at v*: "rest" is v = 0 on the others; ℓ_p there is ℓ_p(0) less the
-    // free trees' ½ v*ᵀ A v*.)
+    // A second guess, unless v_guess already meets Eq. 26: start there if ℓ_p is lower (a cost
+    // evaluation without G or gradient; the swap exchanges storage only).
+    if (iter == 0 && !converged && v_second_guess != nullptr) {
+      w.v_second = *v_second_guess;
+      pin_free_trees(w.v_second);
+      w.vc_second.resize(problem.num_rows());
+      w.gamma_second.resize(problem.num_rows());
+      w.Av_second.resize(nv);
+      if (cost_at(problem, w.v_second, w) < w.cost) {
+        w.v.swap(w.v_second);
+        evaluate(problem, /*with_G=*/true, w);
+        converged = meets_eq26();
+      }
+    }
     if (iter == 0 && !converged && prm.try_zero_guess && !w.v.isZero(0.0) &&
         cost_at_rest(problem, w) - free_trees_rest_cost(problem, w) < w.cost) {
       w.v.setZero();
-      pin_free_trees();
+      pin_free_trees(w.v);
       evaluate(problem, /*with_G=*/true, w);
       converged = meets_eq26();
     }

@@ -456,6 +456,56 @@ TEST(SapSolverTest, RejectsBadGuess) {
   EXPECT_THROW(SapSolver().solve(*problem, nan_guess), std::invalid_argument);
 }
 
+// solve() with two guesses starts from the one with the lower ℓ_p, unless the first already
+// meets Eq. 26. Independent truth: the same solver with that guess alone (the path after the
+// choice is the same, so the results are identical, not merely close); and a guess at the
+// solution takes 0 iterations from either position.
+TEST(SapSolverTest, SecondGuessStartsFromTheLowerCost) {
+  std::mt19937 rng(99);
+  std::normal_distribution<double> N(0.0, 1.0);
+  SapSolverParameters prm = tight();
+  prm.try_zero_guess = false;  // the costs at the guesses decide alone
+  for (int trial = 0; trial < 6; ++trial) {
+    auto problem = testing::random_sap_problem(rng, 40, 30);
+    const int nv = problem->nv();
+    const SapSolverResults exact = SapSolver(prm).solve(*problem, VectorXd::Zero(nv));
+    ASSERT_EQ(exact.status, SapSolverStatus::kSuccess);
+    VectorXd near = exact.v, far = exact.v;
+    for (int i = 0; i < nv; ++i) {
+      near[i] += 1e-3 * N(rng);
+      far[i] += 1.0 * N(rng);
+    }
+    const SapSolverResults from_near = SapSolver(prm).solve(*problem, near);
+    const SapSolverResults from_far = SapSolver(prm).solve(*problem, far);
+    ASSERT_LT(from_near.cost_history[0], from_far.cost_history[0]) << trial;  // the premise
+    ASSERT_GT(from_near.iterations, 0) << trial;
+    SapSolverResults r;
+    for (bool near_first : {false, true}) {
+      SapSolver solver(prm);
+      if (near_first) solver.solve(*problem, near, far, r);
+      else solver.solve(*problem, far, near, r);
+      EXPECT_EQ(r.iterations, from_near.iterations) << trial << " " << near_first;
+      EXPECT_EQ(r.cost_history, from_near.cost_history) << trial << " " << near_first;
+      EXPECT_EQ(r.v, from_near.v) << trial << " " << near_first;
+    }
+    // At the solution: 0 iterations first (Eq. 26 holds, the second is not looked at) or second
+    // (the lower cost).
+    SapSolver(prm).solve(*problem, exact.v, far, r);
+    EXPECT_EQ(r.iterations, 0) << trial;
+    SapSolver(prm).solve(*problem, far, exact.v, r);
+    EXPECT_EQ(r.iterations, 0) << trial;
+    EXPECT_LT((r.v - exact.v).norm(), 1e-6 * std::max(1.0, exact.v.norm())) << trial;
+  }
+  auto problem = testing::random_sap_problem(rng, 10, 5);
+  const VectorXd zero = VectorXd::Zero(problem->nv());
+  VectorXd nan_guess = zero;
+  nan_guess[0] = std::nan("");
+  SapSolverResults r;
+  EXPECT_THROW(SapSolver().solve(*problem, zero, VectorXd::Zero(3), r), std::invalid_argument);
+  EXPECT_THROW(SapSolver().solve(*problem, zero, nan_guess, r), std::invalid_argument);
+  EXPECT_THROW(SapSolver().solve(*problem, nan_guess, zero, r), std::invalid_argument);
+}
+
 // calc_along's closed-form curvature Δv_cᵀ G Δv_c equals the quadratic form of calc()'s G for
 // the limit and PD constraints (active and inactive rows, saturated and unsaturated).
 TEST(SapConstraintsTest, CalcAlongMatchesQuadraticFormOfG) {

@@ -109,8 +109,18 @@ class SapSolver {
   SapSolverResults solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v_guess) const;
   /// As solve(), writing into `results` (reusing its vectors' storage).
   void solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v_guess, SapSolverResults& results) const;
+  /// As solve(), starting from whichever of `v_guess` and `v_second_guess` (both n_v) has the
+  /// lower ℓ_p (two cost evaluations without G or gradient; ties keep v_guess); then as
+  /// SapSolverParameters::try_zero_guess says. The simulator passes v₀ and v₀ + δt a, the last
+  /// step's acceleration held (SimulatorParameters::acceleration_warm_start). Throws
+  /// std::invalid_argument if either guess has the wrong size or is not finite.
+  void solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v_guess,
+             const Eigen::Ref<const Eigen::VectorXd>& v_second_guess, SapSolverResults& results) const;
 
  private:
+  void solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v_guess,
+             const Eigen::Ref<const Eigen::VectorXd>* v_second_guess, SapSolverResults& results) const;
+
   SapSolverParameters parameters_;
   mutable std::unique_ptr<SapSolverWorkspace> workspace_;
 };
