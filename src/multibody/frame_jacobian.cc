@@ -12,16 +12,37 @@ namespace {
 template <class F>
 void for_each_point_jacobian_column(const Model& model, const Workspace& ws, int body, const math::Vector3& p_WQ,
                                     F&& f) {
+  // The columns of joint_subspace_column(), type by type, without its zero halves: the same
+  // products, so the same bits (a contact on a free body is 6 columns per contact side).
   const auto& bodies = model.bodies();
   for (int k = body; k > 0; k = bodies[k].parent) {
     const Joint& joint = bodies[k].joint;
     const math::Transform& X_WK = ws.X_WB[k];
-    math::Matrix3 R_JK;  // read only for a floating joint
-    if (joint_uses_rotation(joint.type)) R_JK = floating_rotation(joint, ws.X_PB[k]);
-    for (int c = 0; c < joint.nv; ++c) {
-      const math::SpatialMotion s = joint_subspace_column(joint, R_JK, c);
-      const math::Vector3 w = X_WK.R * s.w;
-      f(joint.v_index + c, w, math::Vector3(X_WK.R * s.v + w.cross(p_WQ - X_WK.p)));
+    const math::Vector3 r = p_WQ - X_WK.p;
+    switch (joint.type) {
+      case JointType::kRevolute: {
+        const math::Vector3 w = X_WK.R * joint.axis;
+        f(joint.v_index, w, math::Vector3(w.cross(r)));
+        break;
+      }
+      case JointType::kPrismatic:
+        f(joint.v_index, math::Vector3::Zero(), math::Vector3(X_WK.R * joint.axis));
+        break;
+      case JointType::kFloating:
+      case JointType::kBall: {
+        // Column c of S is R_JKᵀ e_c (angular, then for a floating joint linear): in W, R_WK R_JKᵀ e_c.
+        const math::Matrix3 R_JK = floating_rotation(joint, ws.X_PB[k]);
+        math::Vector3 e_W[3];
+        for (int c = 0; c < 3; ++c) {
+          e_W[c] = X_WK.R * R_JK.row(c).transpose();
+          f(joint.v_index + c, e_W[c], math::Vector3(e_W[c].cross(r)));
+        }
+        if (joint.type == JointType::kFloating)
+          for (int c = 0; c < 3; ++c) f(joint.v_index + 3 + c, math::Vector3::Zero(), e_W[c]);
+        break;
+      }
+      case JointType::kFixed:
+        break;
     }
   }
 }

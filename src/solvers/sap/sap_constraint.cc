@@ -1,9 +1,32 @@
 #include "coulomb/solvers/sap/sap_constraint.h"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
 namespace coulomb::solvers::sap {
+
+namespace {
+
+// to = from, column by column (a contact's 3 × 6 block every step: Eigen's generic assignment
+// from a strided Ref cost some 300 instructions for 18 numbers).
+void copy_block(const Eigen::Ref<const Eigen::MatrixXd>& from, Eigen::MatrixXd& to) {
+  const Eigen::Index rows = from.rows(), cols = from.cols();
+  to.resize(rows, cols);  // no allocation when the size is unchanged
+  for (Eigen::Index j = 0; j < cols; ++j) std::copy_n(from.data() + j * from.outerStride(), rows, to.data() + j * rows);
+}
+
+// Whether every entry is finite (a plain loop; Eigen's allFinite() goes through its generic
+// expression machinery on every contact of every step).
+bool all_finite(const Eigen::MatrixXd& m) {
+  const double* x = m.data();
+  for (Eigen::Index k = 0; k < m.size(); ++k)
+    if (!std::isfinite(x[k])) return false;
+  return true;
+}
+
+}  // namespace
 
 SapConstraint::SapConstraint(int num_rows, int first_tree, Eigen::MatrixXd J_first, int second_tree,
                              Eigen::MatrixXd J_second)
@@ -22,8 +45,8 @@ void SapConstraint::set_jacobians(int first_tree, const Eigen::Ref<const Eigen::
                                   const Eigen::Ref<const Eigen::MatrixXd>& J_second) {
   first_tree_ = first_tree;
   second_tree_ = second_tree;
-  J_first_ = J_first;
-  if (second_tree >= 0) J_second_ = J_second;
+  copy_block(J_first, J_first_);
+  if (second_tree >= 0) copy_block(J_second, J_second_);
   else J_second_.resize(0, 0);
   check();
 }
@@ -39,7 +62,7 @@ void SapConstraint::check() const {
       throw std::invalid_argument("SapConstraint: second Jacobian block has " + std::to_string(J_second_.rows()) +
                                   " rows, expected " + std::to_string(num_rows_));
   }
-  if (!J_first_.allFinite() || !J_second_.allFinite())
+  if (!all_finite(J_first_) || !all_finite(J_second_))
     throw std::invalid_argument("SapConstraint: Jacobian has a non-finite entry");
 }
 

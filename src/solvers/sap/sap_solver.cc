@@ -542,7 +542,7 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
       if (r == 3 && J.cols() == 6) {  // contact on a free body: fixed size
         const Eigen::Map<const Eigen::Matrix<double, 3, 6>> J36(J.data());
         const Eigen::Matrix<double, 6, 3> AinvJt = Eigen::Map<const Eigen::Matrix<double, 6, 6>>(Ainv.data()) * J36.transpose();
-        W.noalias() += J36 * AinvJt;
+        Eigen::Map<Eigen::Matrix3d>(w.W.data()).noalias() += J36 * AinvJt;  // W is 3 × 3 here: fixed size
       } else if (sp.k < J.cols()) {  // compacted: W += J_c A⁻¹(cols, cols) J_cᵀ
         const Eigen::Map<const Eigen::MatrixXd> Jc(w.J_compact.data() + sp.J_offset, r, sp.k);
         const int* cols = w.cols.data() + sp.cols_offset;
