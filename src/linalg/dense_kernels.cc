@@ -14,10 +14,6 @@ void forward_baseline(const double* L, int n, int ld, double* y) { forward_subst
 COULOMB_TARGET_AVX2 void forward_avx2(const double* L, int n, int ld, double* y) {
   forward_substitution<4>(L, n, y, ld);
 }
-void inverse_baseline(const double* L, int n, double* Ainv, double* scratch) { cholesky_inverse<2>(L, n, Ainv, scratch); }
-COULOMB_TARGET_AVX2 void inverse_avx2(const double* L, int n, double* Ainv, double* scratch) {
-  cholesky_inverse<4>(L, n, Ainv, scratch);
-}
 }  // namespace
 
 bool dense_cholesky(double* a, int n) { return use_avx2_kernels() ? cholesky_avx2(a, n) : cholesky_baseline(a, n); }
@@ -28,10 +24,6 @@ void dense_cholesky_solve(const double* L, int n, double* y) {
 void dense_forward_substitution(const double* L, int n, int ld, double* y) {
   if (use_avx2_kernels()) forward_avx2(L, n, ld, y);
   else forward_baseline(L, n, ld, y);
-}
-void dense_cholesky_inverse(const double* L, int n, double* Ainv, double* scratch) {
-  if (use_avx2_kernels()) inverse_avx2(L, n, Ainv, scratch);
-  else inverse_baseline(L, n, Ainv, scratch);
 }
 
 }  // namespace coulomb::linalg::internal

@@ -4,7 +4,7 @@
 // column (blocking, gemv dispatch) that exceeds the arithmetic below ~30 × 30; these loops do
 // only the arithmetic. N > 0 fixes the size at compile time (the 6 × 6 blocks of free bodies).
 //
-// The run-time-size kernels (cholesky_lower, its solves, cholesky_inverse) stream columns
+// The run-time-size kernels (cholesky_lower and its solves) stream columns
 // with W-wide vectors (GCC/Clang vector extensions, W = 4 for the AVX2 + FMA copy, 2 for the
 // baseline x86-64 one) and keep a chunk of a column in registers while they accumulate over the
 // earlier columns. They are always_inline: a caller compiled twice (COULOMB_TARGET_AVX2,
@@ -217,39 +217,11 @@ template <int W>
   back_substitution<W>(L, n, y, inv);
 }
 
-/// A⁻¹ (n × n, both triangles, leading dimension n) from the factor L of cholesky_lower:
-/// Y = L⁻¹ column by column into `scratch` (n × n), then A⁻¹ = Yᵀ Y. About n³/3 multiply-adds.
-template <int W>
-[[gnu::always_inline]] inline void cholesky_inverse(const double* L, int n, double* Ainv, double* scratch) {
-  double* Y = scratch;  // column-major, lower triangular
-  for (int c = 0; c < n; ++c) {
-    double* y = Y + static_cast<ptrdiff_t>(c) * n;
-    for (int i = 0; i < n; ++i) y[i] = 0.0;  // e_c
-    y[c] = 1.0;
-    for (int j = c; j < n; ++j) {
-      const double* lj = L + static_cast<ptrdiff_t>(j) * n;
-      const double yj = y[j] / lj[j];
-      y[j] = yj;
-      dense::axpy_minus<W>(yj, lj, y, j + 1, n);
-    }
-  }
-  // (Yᵀ Y)(a, b) = Σ_{m ≥ max(a, b)} Y(m, a) Y(m, b).
-  for (int b = 0; b < n; ++b) {
-    const double* yb = Y + static_cast<ptrdiff_t>(b) * n;
-    for (int a = b; a < n; ++a) {
-      const double x = dense::dot<W>(Y + static_cast<ptrdiff_t>(a) * n, yb, a, n);
-      Ainv[static_cast<ptrdiff_t>(b) * n + a] = x;
-      Ainv[static_cast<ptrdiff_t>(a) * n + b] = x;
-    }
-  }
-}
-
-/// cholesky_lower, cholesky_solve, forward_substitution and cholesky_inverse in their AVX2 +
+/// cholesky_lower, cholesky_solve and forward_substitution in their AVX2 +
 /// FMA copy where the processor has it (linalg/block_kernels.h), else the baseline one (dense_kernels.cc).
 bool dense_cholesky(double* a, int n);
 void dense_cholesky_solve(const double* L, int n, double* y);
 void dense_forward_substitution(const double* L, int n, int ld, double* y);
-void dense_cholesky_inverse(const double* L, int n, double* Ainv, double* scratch);
 
 }  // namespace coulomb::linalg::internal
 

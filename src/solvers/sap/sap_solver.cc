@@ -171,8 +171,8 @@ struct SapSolverWorkspace {
   std::vector<int> G_offset;
   double cost = 0.0;
   // Delassus estimate.
-  std::vector<Eigen::MatrixXd> A_inverse;  // per tree: A⁻¹ of free bodies (6) and of trees above 32
-  std::vector<Eigen::MatrixXd> A_chol;     // per tree of 7 to 32 velocities: the Cholesky factor of A
+  std::vector<Eigen::MatrixXd> A_inverse;  // per tree above 32 velocities: A⁻¹
+  std::vector<Eigen::MatrixXd> A_chol;     // per tree up to 32 velocities: the Cholesky factor of A
   std::vector<double> Y;                   // L⁻¹ J_iᵀ of one constraint side (n × r, grow only)
   std::vector<double> A_factor, AinvJt, W;  // scratch of prepare_constraints, mapped r × r and k × r (grow only)
   // Hessian assembly: one storage target per constraint and Jacobian-block pair.
@@ -204,7 +204,6 @@ struct SapSolverWorkspace {
   std::vector<int> block_sizes;
   std::vector<int> free_trees;  ///< trees no constraint touches: their solution is v* exactly
   std::vector<char> tree_touched;
-  std::vector<double> A_scratch;  ///< dense_cholesky_inverse's scratch (grow-only)
   std::vector<std::pair<int, int>> edges;
   // CHOLMOD path (built per solve: it is an option, not the default).
   std::unique_ptr<SparseHessian> cholmod;
@@ -449,39 +448,32 @@ double free_trees_rest_cost(const SapProblem& problem, const SapSolverWorkspace&
 }
 
 // Prepares each constraint with the Delassus block estimate W_ii ≈ Σ_t J_it A_t⁻¹ J_itᵀ
-// (Castro et al. §V-B, with A in place of M; digest §8 item 8). Free bodies (6 × 6) and trees
-// above 32 velocities go through A_t⁻¹; a robot's tree of 7 to 32 through its Cholesky factor,
-// W += YᵀY with Y = L⁻¹ J_itᵀ: r forward substitutions per constraint side instead of the n³/3
-// of A⁻¹ (a1_drop: 5 contacts and 2 limits against an 18 × 18 inverse).
+// (Castro et al. §V-B, with A in place of M; digest §8 item 8). Trees up to 32 velocities (free
+// bodies and robots) through the Cholesky factor of A_t, W += YᵀY with Y = L⁻¹ J_itᵀ: r forward
+// substitutions per constraint side instead of the n³/3 of A⁻¹ (a1_drop: 5 contacts and 2 limits
+// against an 18 × 18 inverse; box_stack: about 8 contact sides per box against a 6 × 6 inverse
+// each); larger trees through A_t⁻¹.
 void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
   const int T = problem.num_trees();
   w.A_inverse.resize(T);
   w.A_chol.resize(T);
   for (int t = 0; t < T; ++t) {
     const int n = problem.tree_size(t);
-    // Every tree's factorization is also the positive-definiteness check of its A. A robot's tree
-    // up to kPlainKernelMaxSize keeps its factor (the Delassus estimates below use it); free
-    // bodies (6 × 6, the compile-time kernel) and trees above 32 (Eigen's LLT) form A⁻¹, and only
-    // for trees some constraint touches (w.tree_touched).
-    if (n != 6 && n <= linalg::internal::kPlainKernelMaxSize) {
+    // Every tree's factorization is also the positive-definiteness check of its A. A tree up to
+    // kPlainKernelMaxSize keeps its factor (the Delassus estimates below use it; free bodies
+    // through the compile-time 6 × 6 kernel); trees above 32 (Eigen's LLT) form A⁻¹, and only
+    // if some constraint touches them (w.tree_touched).
+    if (n <= linalg::internal::kPlainKernelMaxSize) {
       Eigen::MatrixXd& L = w.A_chol[t];
       L = problem.A(t);  // no allocation once the tree has been seen
-      if (!linalg::internal::dense_cholesky(L.data(), n))
-        throw std::invalid_argument("SapProblem: A block " + std::to_string(t) + " is not positive definite");
+      const bool ok = n == 6 ? linalg::internal::small_cholesky_in_place<6>(L.data())
+                             : linalg::internal::dense_cholesky(L.data(), n);
+      if (!ok) throw std::invalid_argument("SapProblem: A block " + std::to_string(t) + " is not positive definite");
       continue;
     }
     if (w.A_factor.size() < static_cast<size_t>(n) * n) w.A_factor.resize(static_cast<size_t>(n) * n);
     Eigen::Map<Eigen::MatrixXd> A_factor(w.A_factor.data(), n, n);  // trees differ in size: a grow-only buffer
     A_factor = problem.A(t);
-    if (n == 6) {
-      const bool ok = linalg::internal::small_cholesky_in_place<6>(A_factor.data());
-      if (!ok) throw std::invalid_argument("SapProblem: A block " + std::to_string(t) + " is not positive definite");
-      if (!w.tree_touched[t]) continue;
-      w.A_inverse[t].resize(n, n);
-      if (w.A_scratch.size() < static_cast<size_t>(n) * n) w.A_scratch.resize(static_cast<size_t>(n) * n);
-      linalg::internal::dense_cholesky_inverse(A_factor.data(), n, w.A_inverse[t].data(), w.A_scratch.data());
-      continue;
-    }
     Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(A_factor);
     if (llt.info() != Eigen::Success)
       throw std::invalid_argument("SapProblem: A block " + std::to_string(t) + " is not positive definite");
@@ -510,7 +502,27 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
       const Eigen::MatrixXd& J = c.jacobian(k);
       const int n = static_cast<int>(J.cols());
       const SapSolverWorkspace::Sparsity& sp = w.sparsity[2 * static_cast<size_t>(i) + k];
-      if (n != 6 && n <= linalg::internal::kPlainKernelMaxSize) {  // a robot's tree: W += YᵀY
+      if (r == 3 && n == 6) {  // a contact on a free body: W += YᵀY, Y = L⁻¹Jᵀ (6 × 3), fixed size
+        const double* L = w.A_chol[c.tree(k)].data();
+        double Y[3][6];
+        for (int q = 0; q < 3; ++q) {
+          double* y = Y[q];
+          for (int j = 0; j < 6; ++j) {
+            double x = J(q, j);
+            for (int m = 0; m < j; ++m) x -= L[m * 6 + j] * y[m];
+            y[j] = x / L[j * 6 + j];
+          }
+        }
+        for (int a = 0; a < 3; ++a)
+          for (int b = 0; b <= a; ++b) {
+            double x = 0.0;
+            for (int j = 0; j < 6; ++j) x += Y[a][j] * Y[b][j];
+            W(a, b) += x;
+            if (b != a) W(b, a) += x;
+          }
+        continue;
+      }
+      if (n <= linalg::internal::kPlainKernelMaxSize) {  // a robot's tree (or another constraint on a free body): W += YᵀY
         // Rows of L⁻¹ J_itᵀ above the first nonzero column of J_it are zero (a limit on a leg
         // joint: only the rows from that joint on): the substitution starts there.
         const int first = sp.k < n ? w.cols[sp.cols_offset] : 0;
@@ -539,11 +551,7 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
         continue;
       }
       const Eigen::MatrixXd& Ainv = w.A_inverse[c.tree(k)];
-      if (r == 3 && J.cols() == 6) {  // contact on a free body: fixed size
-        const Eigen::Map<const Eigen::Matrix<double, 3, 6>> J36(J.data());
-        const Eigen::Matrix<double, 6, 3> AinvJt = Eigen::Map<const Eigen::Matrix<double, 6, 6>>(Ainv.data()) * J36.transpose();
-        Eigen::Map<Eigen::Matrix3d>(w.W.data()).noalias() += J36 * AinvJt;  // W is 3 × 3 here: fixed size
-      } else if (sp.k < J.cols()) {  // compacted: W += J_c A⁻¹(cols, cols) J_cᵀ
+      if (sp.k < J.cols()) {  // compacted: W += J_c A⁻¹(cols, cols) J_cᵀ
         const Eigen::Map<const Eigen::MatrixXd> Jc(w.J_compact.data() + sp.J_offset, r, sp.k);
         const int* cols = w.cols.data() + sp.cols_offset;
         Eigen::Map<Eigen::MatrixXd> AinvJt(w.AinvJt.data(), sp.k, r);
