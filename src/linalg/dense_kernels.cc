@@ -14,6 +14,12 @@ void forward_baseline(const double* L, int n, int ld, double* y) { forward_subst
 COULOMB_TARGET_AVX2 void forward_avx2(const double* L, int n, int ld, double* y) {
   forward_substitution<4>(L, n, y, ld);
 }
+void forward_rows_baseline(const double* L, int m, int ld, double* Y, int r) {
+  forward_substitution_rows<2>(L, m, ld, Y, r);
+}
+COULOMB_TARGET_AVX2 void forward_rows_avx2(const double* L, int m, int ld, double* Y, int r) {
+  forward_substitution_rows<4>(L, m, ld, Y, r);
+}
 }  // namespace
 
 bool dense_cholesky(double* a, int n) { return use_avx2_kernels() ? cholesky_avx2(a, n) : cholesky_baseline(a, n); }
@@ -24,6 +30,11 @@ void dense_cholesky_solve(const double* L, int n, double* y) {
 void dense_forward_substitution(const double* L, int n, int ld, double* y) {
   if (use_avx2_kernels()) forward_avx2(L, n, ld, y);
   else forward_baseline(L, n, ld, y);
+}
+
+void dense_forward_substitution_rows(const double* L, int m, int ld, double* Y, int r) {
+  if (use_avx2_kernels()) forward_rows_avx2(L, m, ld, Y, r);
+  else forward_rows_baseline(L, m, ld, Y, r);
 }
 
 }  // namespace coulomb::linalg::internal

@@ -201,6 +201,59 @@ template <int W>
   forward_substitution<W>(L, n, y, n);
 }
 
+namespace dense {
+// forward_substitution_rows on RB rows (RB > 0 fixed: the loops over the rows unroll; 0: rb rows).
+template <int W, int RB>
+COULOMB_DENSE_INLINE void forward_rows_block(const double* L, int m, int ld, double* Y, int rb, const double* inv) {
+  constexpr int kMaxRows = 8;
+  const int n_rows = RB > 0 ? RB : rb;
+  double z[kMaxRows];
+  for (int j = 0; j < m; ++j) {
+    const double* lj = L + static_cast<ptrdiff_t>(j) * ld;
+    for (int q = 0; q < n_rows; ++q) {
+      double* y = Y + static_cast<ptrdiff_t>(q) * m;
+      z[q] = inv != nullptr ? y[j] * inv[j] : y[j] / lj[j];
+      y[j] = z[q];
+    }
+    int i = j + 1;
+    if constexpr (W == 4) {
+      for (; i + 4 <= m; i += 4) {
+        const v4 l = load<v4>(lj + i);
+        for (int q = 0; q < n_rows; ++q) {
+          double* y = Y + static_cast<ptrdiff_t>(q) * m + i;
+          store(y, load<v4>(y) - z[q] * l);
+        }
+      }
+    }
+    for (; i + 2 <= m; i += 2) {
+      const v2 l = load<v2>(lj + i);
+      for (int q = 0; q < n_rows; ++q) {
+        double* y = Y + static_cast<ptrdiff_t>(q) * m + i;
+        store(y, load<v2>(y) - z[q] * l);
+      }
+    }
+    for (; i < m; ++i)
+      for (int q = 0; q < n_rows; ++q) Y[static_cast<ptrdiff_t>(q) * m + i] -= z[q] * lj[i];
+  }
+}
+}  // namespace dense
+
+/// Forward substitution L Z = Y in place for r right-hand sides at once (rows y_q = Y + q·m, each
+/// m long; L as above): each column of L is loaded once for all of them. The same operations in
+/// the same order as forward_substitution on each y_q, so the same bits.
+template <int W>
+[[gnu::always_inline]] inline void forward_substitution_rows(const double* L, int m, int ld, double* Y, int r) {
+  double buffer[kReciprocalsMax];
+  const double* inv = pivot_reciprocals(L, m, ld, buffer);
+  for (int q0 = 0; q0 < r; q0 += 8) {  // blocks of up to 8 right-hand sides
+    const int rb = std::min(8, r - q0);
+    double* Yb = Y + static_cast<ptrdiff_t>(q0) * m;
+    if (rb == 3) dense::forward_rows_block<W, 3>(L, m, ld, Yb, rb, inv);  // a contact's three rows
+    else if (rb == 1) dense::forward_rows_block<W, 1>(L, m, ld, Yb, rb, inv);  // a limit, a PD actuator
+    else dense::forward_rows_block<W, 0>(L, m, ld, Yb, rb, inv);
+  }
+}
+
 /// Back substitution Lᵀ x = z in place: column dot products.
 template <int W>
 [[gnu::always_inline]] inline void back_substitution(const double* L, int n, double* y) {
@@ -222,6 +275,7 @@ template <int W>
 bool dense_cholesky(double* a, int n);
 void dense_cholesky_solve(const double* L, int n, double* y);
 void dense_forward_substitution(const double* L, int n, int ld, double* y);
+void dense_forward_substitution_rows(const double* L, int m, int ld, double* Y, int r);
 
 }  // namespace coulomb::linalg::internal
 

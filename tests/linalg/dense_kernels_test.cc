@@ -39,7 +39,7 @@ void for_each_copy(F check) {
   check(block_kernels_in_use());
 }
 
-TEST(DenseKernelsTest, CholeskySolveAndInverseMatchEigen) {
+TEST(DenseKernelsTest, CholeskyAndSolvesMatchEigen) {
   std::vector<int> sizes;
   for (int n = 1; n <= 13; ++n) sizes.push_back(n);
   for (int n : {17, 18, 31, 32, 48}) sizes.push_back(n);
@@ -74,6 +74,19 @@ TEST(DenseKernelsTest, CholeskySolveAndInverseMatchEigen) {
           const Eigen::MatrixXd Lt = L_eigen.bottomRightCorner(m, m);
           EXPECT_LT((Lt * zt - b.tail(m)).norm(), 1e-9 * (Lt.norm() * zt.norm() + b.norm())) << n << " " << copy;
         }
+        // Several right-hand sides at once (1, 3, and 11: a block of 8 and one of 3), on the whole
+        // factor and on a trailing block: bit for bit the single substitution of each row.
+        for (int r : {1, 3, 11})
+          for (int first : {0, n / 2}) {
+            const int m = n - first;
+            if (m == 0) continue;
+            const double* Lt = L.data() + static_cast<ptrdiff_t>(first) * n + first;
+            Eigen::MatrixXd rows = Eigen::MatrixXd::Random(m, r);  // column q: right-hand side q
+            Eigen::MatrixXd one_by_one = rows;
+            dense_forward_substitution_rows(Lt, m, n, rows.data(), r);
+            for (int q = 0; q < r; ++q) dense_forward_substitution(Lt, m, n, one_by_one.col(q).data());
+            EXPECT_EQ(rows, one_by_one) << n << " r " << r << " from " << first << " " << copy;
+          }
       }
     }
   });

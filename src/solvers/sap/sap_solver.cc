@@ -530,7 +530,7 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
         const double* L = w.A_chol[c.tree(k)].data() + static_cast<ptrdiff_t>(first) * n + first;
         double* Y = w.Y.data();
         for (int q = 0; q < r; ++q) {
-          double* y = Y + static_cast<ptrdiff_t>(q) * m;  // row q of J_it from `first`, then L⁻¹ of it
+          double* y = Y + static_cast<ptrdiff_t>(q) * m;  // row q of J_it from `first`
           if (sp.k < n) {
             std::fill(y, y + m, 0.0);
             const double* Jc = w.J_compact.data() + sp.J_offset;
@@ -539,8 +539,8 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
           } else {
             for (int j = 0; j < n; ++j) y[j] = J(q, j);
           }
-          linalg::internal::dense_forward_substitution(L, m, n, y);
         }
+        linalg::internal::dense_forward_substitution_rows(L, m, n, Y, r);  // each row: L⁻¹ of it
         for (int a = 0; a < r; ++a)
           for (int b = 0; b <= a; ++b) {
             double x = 0.0;
