@@ -348,9 +348,9 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   if (s.v_theta.size() != nv || s.llt.size() != trees_.size()) {
     s.q_theta.resize(model.nq());
     s.q1.resize(model.nq());
-    for (Eigen::VectorXd* x : {&s.v_theta, &s.v_thvq, &s.k1, &s.m, &s.dv, &s.p0, &s.p_theta, &s.beta_theta, &s.increment[0],
-                              &s.increment[1], &s.increment[2]})
+    for (Eigen::VectorXd* x : {&s.v_theta, &s.v_thvq, &s.k1, &s.m, &s.dv, &s.p0, &s.p_theta, &s.beta_theta})
       x->resize(nv);
+    for (Eigen::VectorXd& x : s.increment) x.resize(nv);
     s.increments = 0;
     s.llt = std::vector<Eigen::LLT<Eigen::MatrixXd>>(trees_.size());  // built in place: copying a default LLT reads its uninitialized info
     s.factor.resize(trees_.size());
@@ -417,13 +417,18 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
     q_theta = q0;
     v_theta = v0;
   }
-  // Start from the last steps' increments v* − v₀ extrapolated, quadratically once three are at
-  // hand (SimulatorParameters::free_motion_warm_start: the increment is δt times an acceleration
-  // that varies smoothly between impacts, so the chord iteration starts closer), else from v₀.
-  if (!warm) v_star = v0;
-  else if (s.increments == 1) v_star = v0 + s.increment[0];
-  else if (s.increments == 2) v_star = v0 + 2.0 * s.increment[0] - s.increment[1];
-  else v_star = v0 + 3.0 * (s.increment[0] - s.increment[1]) + s.increment[2];
+  // Start from the last steps' increments v* − v₀ extrapolated by the polynomial through the m
+  // at hand, Σₖ (−1)^{k+1} C(m, k) iₖ (SimulatorParameters::free_motion_warm_start: the
+  // increment is δt times an acceleration that varies smoothly between impacts, so the chord
+  // iteration starts closer), else from v₀.
+  v_star = v0;
+  if (warm) {
+    double binomial = 1.0;  // C(m, k), from C(m, 0)
+    for (int k = 1; k <= s.increments; ++k) {
+      binomial = binomial * (s.increments - k + 1) / k;
+      v_star += (k % 2 == 1 ? binomial : -binomial) * s.increment[k - 1];
+    }
+  }
   results_.stats.free_motion_iterations = 0;
   bool refresh = false, converged = false;
   double last_correction = std::numeric_limits<double>::infinity();
@@ -461,10 +466,10 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   if (!converged) converged = free_motion_newton(q0, v0, v_star);
   results_.stats.free_motion_converged = converged;
   if (converged) {
-    s.increment[2].swap(s.increment[1]);  // storage only: the oldest becomes the newest's buffer
-    s.increment[1].swap(s.increment[0]);
+    for (int k = FreeMotionScratch::kIncrements - 1; k > 0; --k)  // storage only: the oldest
+      s.increment[k].swap(s.increment[k - 1]);                     // becomes the newest's buffer
     s.increment[0] = v_star - v0;
-    s.increments = std::min(s.increments + 1, 3);
+    s.increments = std::min(s.increments + 1, FreeMotionScratch::kIncrements);
   } else {
     s.increments = 0;
   }

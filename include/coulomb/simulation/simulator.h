@@ -77,15 +77,16 @@ struct SimulatorParameters {
   solvers::sap::SapRegularization limit_regularization{0.1, 1e-3};
   int free_motion_max_iterations = 30;   ///< stage-1 Newton iterations (every scheme: p(q₁, v) depends on v)
   double free_motion_tolerance = 1e-10;  ///< on ‖Δv‖ / max(1, ‖v*‖)
-  /// Start stage 1's chord iteration at v₀ plus the last steps' increments v* − v₀ extrapolated
-  /// (v₀ + 3(i₁ − i₂) + i₃ with three at hand, 2i₁ − i₂ with two, i₁ with one) instead of v₀.
-  /// The increment is δt times an acceleration that changes smoothly between impacts, so the
-  /// first iterate is closer: chord iterations per step with the last increment alone → with
-  /// the quadratic extrapolation humanoid_drop 3.49 → 2.37, a1_drop 3.00 → 2.36, ur5 3.53 →
-  /// 2.36, panda_box 2.05 → 1.13 (3.60, 3.44 on a1_drop and panda_box from v₀); free bodies
-  /// take 1. The converged v* is the same to free_motion_tolerance. A step after set_state(),
-  /// or after a step whose free motion did not converge, starts from v₀ (and the extrapolation
-  /// restarts), so a step from a given state does not depend on earlier steps.
+  /// Start stage 1's chord iteration at v₀ plus the last steps' increments v* − v₀ i₁, i₂, …
+  /// (newest first) extrapolated by the polynomial through them: Σₖ (−1)^{k+1} C(m, k) iₖ over the
+  /// m ≤ 5 at hand (i₁ alone, 2i₁ − i₂, 3i₁ − 3i₂ + i₃, … up to degree 4) instead of v₀. The
+  /// increment is δt times an acceleration that changes smoothly between impacts, so the first
+  /// iterate is close: chord iterations per step (the last increment alone → degree 4)
+  /// humanoid_drop 3.49 → 1.60, a1_drop 3.00 → 2.12, ur5 3.53 → 1.54, four_bar 4.01 → 1.11;
+  /// the spinning free A1 at 1 ms 2.08 → 1.03. Free bodies take 1. The converged v* is the same
+  /// to free_motion_tolerance. A step after set_state(), or after a step whose free motion did
+  /// not converge, starts from v₀ (and the extrapolation restarts), so a step from a given state
+  /// does not depend on earlier steps.
   bool free_motion_warm_start = true;
   /// SAP starts from whichever of v₀ and v₀ + (v₀ − the last step's v₀), the last step's
   /// acceleration held (MuJoCo's qacc warm start), has the lower cost ℓ_p
@@ -269,10 +270,11 @@ class Simulator {
     /// trees up to 32 velocities, and Eigen's LLT for larger ones.
     std::vector<Eigen::MatrixXd> factor;
     std::vector<Eigen::LLT<Eigen::MatrixXd>> llt;
-    /// The last three steps' converged increments v* − v₀, newest first: the next step's chord
-    /// iteration starts at v₀ plus their extrapolation. `increments` of them (0–3) may be used:
+    /// The last kIncrements steps' converged increments v* − v₀, newest first: the next step's
+    /// chord iteration starts at v₀ plus their extrapolation. `increments` of them may be used:
     /// those of consecutive converged steps since the construction or the last set_state().
-    Eigen::VectorXd increment[3];
+    static constexpr int kIncrements = 5;
+    Eigen::VectorXd increment[kIncrements];
     int increments = 0;
     /// Newton fallback (free_motion_newton): per tree the finite-difference ∂m/∂v, and trial
     /// vectors. Sized on the first step that needs them.

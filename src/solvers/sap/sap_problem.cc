@@ -6,6 +6,18 @@
 
 namespace coulomb::solvers::sap {
 
+namespace {
+
+// Whether x[0, n) is finite: x − x is 0 for finite x and NaN for ±∞ and NaN. A plain loop that
+// GCC vectorizes (Eigen's allFinite() on a 27 × 27 block cost 5 k instructions every step).
+bool all_finite(const double* x, Eigen::Index n) {
+  double acc = 0.0;
+  for (Eigen::Index k = 0; k < n; ++k) acc += x[k] - x[k];
+  return acc == 0.0;
+}
+
+}  // namespace
+
 SapProblem::SapProblem(double time_step, std::vector<Eigen::MatrixXd> A_blocks, Eigen::VectorXd v_star)
     : time_step_(time_step), A_(std::move(A_blocks)), v_star_(std::move(v_star)) {
   check_and_index_trees();
@@ -32,14 +44,15 @@ void SapProblem::check_and_index_trees() {
   for (size_t t = 0; t < A_.size(); ++t) {
     if (A_[t].rows() != A_[t].cols() || A_[t].rows() == 0)
       throw std::invalid_argument("SapProblem: A block " + std::to_string(t) + " is not square and non-empty");
-    if (!A_[t].allFinite()) throw std::invalid_argument("SapProblem: A block " + std::to_string(t) + " is not finite");
+    if (!all_finite(A_[t].data(), A_[t].size()))
+      throw std::invalid_argument("SapProblem: A block " + std::to_string(t) + " is not finite");
     tree_start_.push_back(start);
     start += static_cast<int>(A_[t].rows());
   }
   if (start != v_star_.size())
     throw std::invalid_argument("SapProblem: v* has " + std::to_string(v_star_.size()) + " entries, A blocks sum to " +
                                 std::to_string(start));
-  if (!v_star_.allFinite()) throw std::invalid_argument("SapProblem: v* is not finite");
+  if (!all_finite(v_star_.data(), v_star_.size())) throw std::invalid_argument("SapProblem: v* is not finite");
 }
 
 void SapProblem::check_constraint(const SapConstraint& c) const {

@@ -456,6 +456,29 @@ TEST(SapSolverTest, RejectsBadGuess) {
   EXPECT_THROW(SapSolver().solve(*problem, nan_guess), std::invalid_argument);
 }
 
+// A non-finite A block or v* is refused with the block named, by the constructor and by reset().
+TEST(SapSolverTest, RejectsNonFiniteProblem) {
+  std::mt19937 rng(100);
+  const std::vector<MatrixXd> A = {testing::random_spd(rng, 6), testing::random_spd(rng, 27)};
+  const VectorXd v_star = VectorXd::Zero(33);
+  for (double bad : {std::nan(""), std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()})
+    for (int entry : {0, 27 * 27 - 1, 100}) {
+      std::vector<MatrixXd> A_bad = A;
+      A_bad[1].data()[entry] = bad;
+      EXPECT_THROW(SapProblem(0.01, A_bad, v_star), std::invalid_argument) << bad << " at " << entry;
+      SapProblem problem(0.01, A, v_star);
+      try {
+        problem.reset(0.01, A_bad, v_star);
+        ADD_FAILURE() << "reset accepted " << bad << " at " << entry;
+      } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("A block 1 is not finite"), std::string::npos) << e.what();
+      }
+      VectorXd v_bad = v_star;
+      v_bad[entry % 33] = bad;
+      EXPECT_THROW(SapProblem(0.01, A, v_bad), std::invalid_argument) << bad;
+    }
+}
+
 // solve() with two guesses starts from the one with the lower ℓ_p, unless the first already
 // meets Eq. 26. Independent truth: the same solver with that guess alone (the path after the
 // choice is the same, so the results are identical, not merely close); and a guess at the
