@@ -351,6 +351,7 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
     for (Eigen::VectorXd* x : {&s.v_theta, &s.v_thvq, &s.k1, &s.m, &s.dv, &s.p0, &s.p_theta, &s.beta_theta})
       x->resize(nv);
     for (Eigen::VectorXd& x : s.increment) x.resize(nv);
+    s.factor_current = false;
     s.increments = 0;
     s.llt = std::vector<Eigen::LLT<Eigen::MatrixXd>>(trees_.size());  // built in place: copying a default LLT reads its uninitialized info
     s.factor.resize(trees_.size());
@@ -365,13 +366,17 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   // The chord matrix per tree: the dense kernels up to 32 velocities (linalg/dense_kernels.h),
   // Eigen's LLT above. A that is not positive definite (a bad inertia that passed the loaders)
   // is left to SAP's check of the same A (SapProblem: "A block t is not positive definite").
+  // s.factor_ok: every factorization succeeded (SAP may then take the factors of trees up to
+  // 32 velocities, SapProblem::set_A_factors).
   auto factor_A = [&] {
+    s.factor_ok = true;
     for (size_t t = 0; t < trees_.size(); ++t) {
       if (trees_[t].nv > linalg::internal::kPlainKernelMaxSize) {
         s.llt[t].compute(A_blocks_[t]);
+        if (s.llt[t].info() != Eigen::Success) s.factor_ok = false;
       } else {
         s.factor[t] = A_blocks_[t];
-        linalg::internal::dense_cholesky(s.factor[t].data(), trees_[t].nv);
+        if (!linalg::internal::dense_cholesky(s.factor[t].data(), trees_[t].nv)) s.factor_ok = false;
       }
     }
   };
@@ -407,10 +412,11 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   // impulses' change of velocity, and it saves a CRBA per step. A step from a state set by
   // set_state() (no warm start) uses A(q₀): it depends on (q₀, v₀) only. If an iteration does
   // not contract the correction by 4× (fast motion at a large δt), A is refreshed at q₁ of the
-  // current iterate from then on (the plain quasi-Newton iteration).
+  // current iterate from then on (the plain quasi-Newton iteration). The last step factored its A
+  // at the end (for SAP), so the warm start's chord matrix is factored already.
   const bool warm = parameters_.free_motion_warm_start && s.increments > 0;
   if (!warm) assemble_A(multibody::crba_trees_from_joint_poses(model, ws_));
-  factor_A();
+  if (!warm || !s.factor_current) factor_A();
   if (th == 0.0) {  // explicit forces: evaluated once, at (q₀, v₀)
     p_theta = ws_.momentum;
     beta_theta = ws_.momentum_bias;
@@ -477,6 +483,8 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   v_thvq = thvq * v_star + (1.0 - thvq) * v0;
   multibody::integrate(model, q0, v_thvq, dt, q1);
   assemble_A(multibody::crba_trees(model, ws_, q1));
+  factor_A();  // for SAP's Delassus estimates and the next step's chord iteration
+  s.factor_current = true;
 }
 
 // m(v) of free_motion: p(q₁, v) − p₀ − δt (β^θ + k^θ), with the floating roots' angular rows
@@ -728,6 +736,7 @@ const StepStats& Simulator::step() {
   } else {
     sap::SapProblem& problem = problem_;
     problem.reset(dt, A_blocks_, v_star);
+    if (fm_.factor_ok) problem.set_A_factors(fm_.factor);  // free_motion factored A at q₁(v*)
     sap::SapBuildParameters build;
     build.approximation = scene_.contact.approximation;
     build.regularization = parameters_.regularization;
@@ -754,6 +763,7 @@ const StepStats& Simulator::step() {
     // cost and gradient there; the problem is strictly convex).
     while (add_missed_limits(build, v)) {
       problem.reset(dt, A_blocks_, v_star);
+      if (fm_.factor_ok) problem.set_A_factors(fm_.factor);
       sap_builder_.build(constraint_set_, build, problem);
       solved_ = true;
       solver_.solve(problem, v, solver_results_);

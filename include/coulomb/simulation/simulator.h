@@ -273,6 +273,9 @@ class Simulator {
     /// The last kIncrements steps' converged increments v* − v₀, newest first: the next step's
     /// chord iteration starts at v₀ plus their extrapolation. `increments` of them may be used:
     /// those of consecutive converged steps since the construction or the last set_state().
+    /// factor/llt hold the factors of A_blocks_ (factor_current: set at the end of every free
+    /// motion, which factors A at q₁(v*) for SAP and the next step); factor_ok: all succeeded.
+    bool factor_current = false, factor_ok = false;
     static constexpr int kIncrements = 5;
     Eigen::VectorXd increment[kIncrements];
     int increments = 0;

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "linalg/dense_kernels.h"
+
 namespace coulomb::solvers::sap {
 
 namespace {
@@ -33,7 +35,23 @@ void SapProblem::reset(double time_step, const std::vector<Eigen::MatrixXd>& A_b
   owned_.clear();
   row_start_.clear();
   num_rows_ = 0;
+  has_A_factors_ = false;
   check_and_index_trees();
+}
+
+void SapProblem::set_A_factors(const std::vector<Eigen::MatrixXd>& L) {
+  if (L.size() != A_.size())
+    throw std::invalid_argument("SapProblem: " + std::to_string(L.size()) + " A factors for " +
+                                std::to_string(A_.size()) + " A blocks");
+  for (size_t t = 0; t < L.size(); ++t)
+    if (L[t].rows() != A_[t].rows() || L[t].cols() != A_[t].cols())
+      throw std::invalid_argument("SapProblem: A factor " + std::to_string(t) + " is " + std::to_string(L[t].rows()) +
+                                  " x " + std::to_string(L[t].cols()) + ", its A block " +
+                                  std::to_string(A_[t].rows()) + " x " + std::to_string(A_[t].cols()));
+  A_factor_.resize(L.size());
+  for (size_t t = 0; t < L.size(); ++t)  // same sizes: no allocation; larger trees' are not read
+    if (L[t].rows() <= linalg::internal::kPlainKernelMaxSize) A_factor_[t] = L[t];
+  has_A_factors_ = true;
 }
 
 void SapProblem::check_and_index_trees() {

@@ -173,6 +173,7 @@ struct SapSolverWorkspace {
   // Delassus estimate.
   std::vector<Eigen::MatrixXd> A_inverse;  // per tree above 32 velocities: A⁻¹
   std::vector<Eigen::MatrixXd> A_chol;     // per tree up to 32 velocities: the Cholesky factor of A
+  std::vector<const double*> L_of;         // per tree up to 32: that factor, or the problem's
   std::vector<double> Y;                   // L⁻¹ J_iᵀ of one constraint side (n × r, grow only)
   std::vector<double> A_factor, AinvJt, W;  // scratch of prepare_constraints, mapped r × r and k × r (grow only)
   // Hessian assembly: one storage target per constraint and Jacobian-block pair.
@@ -457,6 +458,7 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
   const int T = problem.num_trees();
   w.A_inverse.resize(T);
   w.A_chol.resize(T);
+  w.L_of.assign(T, nullptr);
   for (int t = 0; t < T; ++t) {
     const int n = problem.tree_size(t);
     // Every tree's factorization is also the positive-definiteness check of its A. A tree up to
@@ -464,8 +466,13 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
     // through the compile-time 6 × 6 kernel); trees above 32 (Eigen's LLT) form A⁻¹, and only
     // if some constraint touches them (w.tree_touched).
     if (n <= linalg::internal::kPlainKernelMaxSize) {
+      if (problem.has_A_factors()) {  // the caller's factor (SapProblem::set_A_factors)
+        w.L_of[t] = problem.A_factor(t).data();
+        continue;
+      }
       Eigen::MatrixXd& L = w.A_chol[t];
       L = problem.A(t);  // no allocation once the tree has been seen
+      w.L_of[t] = L.data();
       const bool ok = n == 6 ? linalg::internal::small_cholesky_in_place<6>(L.data())
                              : linalg::internal::dense_cholesky(L.data(), n);
       if (!ok) throw std::invalid_argument("SapProblem: A block " + std::to_string(t) + " is not positive definite");
@@ -503,7 +510,7 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
       const int n = static_cast<int>(J.cols());
       const SapSolverWorkspace::Sparsity& sp = w.sparsity[2 * static_cast<size_t>(i) + k];
       if (r == 3 && n == 6) {  // a contact on a free body: W += YᵀY, Y = L⁻¹Jᵀ (6 × 3), fixed size
-        const double* L = w.A_chol[c.tree(k)].data();
+        const double* L = w.L_of[c.tree(k)];
         double Y[3][6];
         for (int q = 0; q < 3; ++q) {
           double* y = Y[q];
@@ -527,7 +534,7 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
         // joint: only the rows from that joint on): the substitution starts there.
         const int first = sp.k < n ? w.cols[sp.cols_offset] : 0;
         const int m = n - first;
-        const double* L = w.A_chol[c.tree(k)].data() + static_cast<ptrdiff_t>(first) * n + first;
+        const double* L = w.L_of[c.tree(k)] + static_cast<ptrdiff_t>(first) * n + first;
         double* Y = w.Y.data();
         for (int q = 0; q < r; ++q) {
           double* y = Y + static_cast<ptrdiff_t>(q) * m;  // row q of J_it from `first`

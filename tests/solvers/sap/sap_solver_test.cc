@@ -529,6 +529,76 @@ TEST(SapSolverTest, SecondGuessStartsFromTheLowerCost) {
   EXPECT_THROW(SapSolver().solve(*problem, nan_guess, zero, r), std::invalid_argument);
 }
 
+// SapProblem::set_A_factors: the caller's Cholesky factors of A (the simulator's, from stage 1)
+// replace the solver's own factorization for the Delassus estimates. Independent truth: the
+// solve without them (Eigen's LLT factors are another algorithm than the solver's kernels, so
+// agreement is to round-off, not bitwise). A factor of another matrix (2A) changes the
+// regularization R and so the solution: the factors are read. A tree above 32 velocities is
+// factorized by the solver as without them: its factor (here zeros of the right size) is not
+// read. Wrong counts and sizes throw; reset() drops the factors.
+TEST(SapSolverTest, CallersAFactorsReplaceTheSolversOwn) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 5; ++trial) {
+    auto problem = testing::random_sap_problem(rng, 40, 30);
+    const int nv = problem->nv();
+    const SapSolverResults own = SapSolver(tight()).solve(*problem, VectorXd::Zero(nv));
+    ASSERT_EQ(own.status, SapSolverStatus::kSuccess);
+    std::vector<MatrixXd> L, L_doubled;
+    for (int t = 0; t < problem->num_trees(); ++t) {
+      L.push_back(Eigen::LLT<MatrixXd>(problem->A(t)).matrixL());
+      L_doubled.push_back(Eigen::LLT<MatrixXd>(2.0 * problem->A(t)).matrixL());
+    }
+    problem->set_A_factors(L);
+    EXPECT_TRUE(problem->has_A_factors());
+    const SapSolverResults given = SapSolver(tight()).solve(*problem, VectorXd::Zero(nv));
+    ASSERT_EQ(given.status, SapSolverStatus::kSuccess);
+    EXPECT_EQ(given.iterations, own.iterations) << trial;
+    EXPECT_LT((given.v - own.v).norm(), 1e-9 * std::max(1.0, own.v.norm())) << trial;
+    problem->set_A_factors(L_doubled);
+    const SapSolverResults doubled = SapSolver(tight()).solve(*problem, VectorXd::Zero(nv));
+    EXPECT_GT((doubled.v - own.v).norm(), 1e-6 * std::max(1.0, own.v.norm())) << trial;
+    // Wrong count, wrong size.
+    std::vector<MatrixXd> short_list(L.begin(), L.end() - 1), bad_size = L;
+    bad_size[0] = MatrixXd::Identity(L[0].rows() + 1, L[0].rows() + 1);
+    EXPECT_THROW(problem->set_A_factors(short_list), std::invalid_argument);
+    EXPECT_THROW(problem->set_A_factors(bad_size), std::invalid_argument);
+  }
+  // A 40-velocity tree beside a 6-velocity one, a contact on each and one between them.
+  const std::vector<MatrixXd> A = {testing::random_spd(rng, 6), testing::random_spd(rng, 40)};
+  std::normal_distribution<double> N(0.0, 1.0);
+  VectorXd v_star(46);
+  for (int i = 0; i < 46; ++i) v_star[i] = N(rng);
+  auto block = [&](int n) {
+    MatrixXd J(3, n);
+    for (int i = 0; i < J.size(); ++i) J.data()[i] = N(rng);
+    return J;
+  };
+  FrictionConeParameters p;
+  p.mu = 0.5;
+  p.stiffness = std::numeric_limits<double>::infinity();
+  p.phi0 = -1e-3;
+  const MatrixXd J0 = block(6), J1 = block(40), J01a = block(6), J01b = block(40);
+  auto build = [&](SapProblem& problem) {
+    problem.reset(0.01, A, v_star);
+    problem.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, 0, J0));
+    problem.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, 1, J1));
+    problem.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, 0, J01a, 1, J01b));
+  };
+  SapProblem problem(0.01, A, v_star);
+  build(problem);
+  const SapSolverResults own = SapSolver(tight()).solve(problem, VectorXd::Zero(46));
+  ASSERT_EQ(own.status, SapSolverStatus::kSuccess);
+  build(problem);
+  EXPECT_FALSE(problem.has_A_factors());
+  problem.set_A_factors({Eigen::LLT<MatrixXd>(A[0]).matrixL(), MatrixXd::Zero(40, 40)});
+  const SapSolverResults given = SapSolver(tight()).solve(problem, VectorXd::Zero(46));
+  ASSERT_EQ(given.status, SapSolverStatus::kSuccess);
+  EXPECT_LT((given.v - own.v).norm(), 1e-9 * std::max(1.0, own.v.norm()));
+  build(problem);  // reset() dropped the factors: the solver's own, bit for bit
+  EXPECT_FALSE(problem.has_A_factors());
+  EXPECT_EQ(SapSolver(tight()).solve(problem, VectorXd::Zero(46)).v, own.v);
+}
+
 // calc_along's closed-form curvature Δv_cᵀ G Δv_c equals the quadratic form of calc()'s G for
 // the limit and PD constraints (active and inactive rows, saturated and unsaturated).
 TEST(SapConstraintsTest, CalcAlongMatchesQuadraticFormOfG) {

@@ -27,6 +27,19 @@ class SapProblem {
   /// step without allocating once the sizes have settled.
   void reset(double time_step, const std::vector<Eigen::MatrixXd>& A_blocks, const Eigen::Ref<const Eigen::VectorXd>& v_star);
 
+  /// Optional, after reset(): the Cholesky factors of the A blocks that the caller already has
+  /// (the simulator factors A for stage 1): L[t] is n_t × n_t with A_t = L_t L_tᵀ in its lower
+  /// triangle (the strict upper triangle is not read). SapSolver then takes them for the
+  /// Delassus estimates of trees up to 32 velocities instead of factorizing A_t again; larger
+  /// trees are factorized as without them (their L_t, of the right size, is neither read nor
+  /// copied). The caller vouches that L_t is A_t's factor (A_t
+  /// positive definite). reset() drops them. Throws std::invalid_argument if the count or a
+  /// size differs from the A blocks.
+  void set_A_factors(const std::vector<Eigen::MatrixXd>& L);
+  /// Whether set_A_factors() gave the factors since the last reset(), and factor t.
+  bool has_A_factors() const { return has_A_factors_; }
+  const Eigen::MatrixXd& A_factor(int t) const { return A_factor_[t]; }
+
   /// Adds a constraint. Throws std::invalid_argument if it names a tree out of range or its
   /// Jacobian blocks do not have n_t columns. Returns its index.
   int add_constraint(std::unique_ptr<SapConstraint> constraint);
@@ -65,6 +78,8 @@ class SapProblem {
 
   double time_step_ = 1.0;
   std::vector<Eigen::MatrixXd> A_;
+  std::vector<Eigen::MatrixXd> A_factor_;  ///< set_A_factors(): copies (grow-only storage)
+  bool has_A_factors_ = false;
   std::vector<int> tree_start_;
   Eigen::VectorXd v_star_;
   std::vector<SapConstraint*> constraints_;
