@@ -1,5 +1,8 @@
 #include "coulomb/multibody/frame_jacobian.h"
 
+#include <stdexcept>
+#include <string>
+
 namespace coulomb::multibody {
 
 namespace {
@@ -30,11 +33,15 @@ void for_each_point_jacobian_column(const Model& model, const Workspace& ws, int
         break;
       case JointType::kFloating:
       case JointType::kBall: {
-        // Column c of S is R_JKᵀ e_c (angular, then for a floating joint linear): in W, R_WK R_JKᵀ e_c.
-        const math::Matrix3 R_JK = floating_rotation(joint, ws.X_PB[k]);
+        // Column c of S is R_JKᵀ e_c (angular, then for a floating joint linear): in W,
+        // R_WK R_JKᵀ e_c = R_WJ e_c, column c of R_WJ = R_WP R_PJ (the joint frame J is fixed in
+        // the parent P). A root's R_WP is the identity: R_WJ is R_PJ itself, exactly (for a free
+        // body usually the identity: its velocities are world-aligned).
+        const int parent = bodies[k].parent;
+        const math::Matrix3 R_WJ = parent == 0 ? joint.X_PJ.R : math::Matrix3(ws.X_WB[parent].R * joint.X_PJ.R);
         math::Vector3 e_W[3];
         for (int c = 0; c < 3; ++c) {
-          e_W[c] = X_WK.R * R_JK.row(c).transpose();
+          e_W[c] = R_WJ.col(c);
           f(joint.v_index + c, e_W[c], math::Vector3(e_W[c].cross(r)));
         }
         if (joint.type == JointType::kFloating)
@@ -123,10 +130,26 @@ void frame_jacobian(const Model& model, const Workspace& ws, int frame, Referenc
   point_jacobian_impl(model, ws, F.body, F.X_BF.p, rf, ws.X_WB[F.body].R * F.X_BF.R, J);
 }
 
+namespace {
+// Out of line: the throw's string code kept out of accumulate_point_jacobian's column loop.
+[[noreturn, gnu::cold, gnu::noinline]] void throw_column_outside(int index, int body, int column_offset, int cols) {
+  throw std::invalid_argument("accumulate_point_jacobian: column " + std::to_string(index) + " of body " +
+                              std::to_string(body) + "'s path is outside J (columns " + std::to_string(column_offset) +
+                              " to " + std::to_string(column_offset + cols - 1) + ")");
+}
+}  // namespace
+
 void accumulate_point_jacobian(const Model& model, const Workspace& ws, int body, const math::Vector3& p_WQ,
                                const math::Matrix3& R, Eigen::Ref<Eigen::MatrixXd> J, int column_offset) {
+  if (J.rows() != 3)
+    throw std::invalid_argument("accumulate_point_jacobian: J must have 3 rows, got " + std::to_string(J.rows()));
+  double* J0 = J.data();
+  const Eigen::Index ld = J.outerStride();
+  const int first = column_offset, end = column_offset + static_cast<int>(J.cols());
   for_each_point_jacobian_column(model, ws, body, p_WQ, [&](int index, const math::Vector3&, const math::Vector3& v) {
-    J.col(index - column_offset) += R * v;
+    if (index < first || index >= end) [[unlikely]] throw_column_outside(index, body, first, end - first);
+    double* column = J0 + static_cast<ptrdiff_t>(index - first) * ld;  // J has 3 rows
+    for (int a = 0; a < 3; ++a) column[a] += R(a, 0) * v[0] + R(a, 1) * v[1] + R(a, 2) * v[2];
   });
 }
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "coulomb/multibody.h"
 #include "coulomb/multibody/configuration.h"
 #include "test_models.h"
 
@@ -15,6 +16,7 @@ using Eigen::VectorXd;
 using math::Matrix3;
 using math::Vector3;
 using math::Vector6;
+using math::SpatialInertia;
 
 struct Pose {
   Matrix3 R_WF;
@@ -116,6 +118,63 @@ TEST(PointJacobianTest, IsTheTranslationalPartOfTheWorldAlignedJacobian) {
     point_jacobian(model, ws, b, p_BQ, J3);
     EXPECT_EQ((J6.bottomRows<3>() - J3).cwiseAbs().maxCoeff(), 0.0);
   }
+}
+
+// accumulate_point_jacobian (the contact Jacobians' kernel) against finite differences of
+// forward kinematics, where its floating and ball columns take R_WJ = R_WP R_PJ: floating and
+// ball joints whose joint frame is rotated in the parent (X_PJ random), at the root and on a
+// moving parent, under a random rotation R and a column offset; it adds to what J holds.
+TEST(PointJacobianTest, AccumulatedRowsMatchFiniteDifferencesOnRotatedJointFrames) {
+  std::mt19937 rng(35);
+  std::normal_distribution<double> n(0.0, 1.0);
+  auto inertia = [&] { return SpatialInertia::FromCenterOfMass(1.5, Vector3(0.1, -0.05, 0.02), testing::random_rotational_inertia(rng)); };
+  for (int trial = 0; trial < 4; ++trial) {
+    ModelBuilder builder("rotated_joint_frames");
+    // A first tree of two velocities: J covers the second tree's columns only (column_offset 2).
+    builder.add_link("pre0", "world", testing::revolute("p0", Vector3(n(rng), n(rng), n(rng))), inertia());
+    builder.add_link("pre1", "pre0", testing::revolute("p1", Vector3(n(rng), n(rng), n(rng)), testing::random_transform(rng)),
+                     inertia());
+    JointSpec root = testing::floating("root");
+    root.X_PJ = testing::random_transform(rng);
+    builder.add_link("base", "world", root, inertia());
+    builder.add_link("arm", "base", testing::revolute("r", Vector3(n(rng), n(rng), n(rng)), testing::random_transform(rng)),
+                     inertia());
+    JointSpec hand = testing::floating("hand_joint");
+    hand.X_PJ = testing::random_transform(rng);
+    builder.add_link("hand", "arm", hand, inertia());
+    JointSpec wrist = hand;
+    wrist.name = "wrist";
+    wrist.type = JointType::kBall;
+    wrist.X_PJ = testing::random_transform(rng);
+    builder.add_link("finger", "hand", wrist, inertia());
+    const Model model = builder.build();
+    Workspace ws(model), ws_fd(model);
+    const VectorXd q = random_configuration(model, rng);
+    const VectorXd v = testing::random_vector(rng, model.nv());
+    forward_kinematics(model, ws, q);
+    const Matrix3 R = math::so3_exp(testing::random_vector(rng, 3, 3.0));
+    const int offset = 2;  // J covers the second tree's columns 2 … n_v − 1
+    ASSERT_EQ(model.body(model.joint_body("root")).joint.v_index, offset);
+    VectorXd v_tail = v;
+    v_tail.head(offset).setZero();
+    for (int b = 3; b < model.num_bodies(); ++b) {
+      const Vector3 p_BQ = testing::random_vector(rng, 3, 0.3);
+      const Vector3 p_WQ = ws.X_WB[b].act(p_BQ);
+      MatrixXd J = MatrixXd::Ones(3, model.nv() - offset);  // accumulates onto ones
+      accumulate_point_jacobian(model, ws, b, p_WQ, R, J, offset);
+      const Vector6 fd = fd_velocity(model, ws_fd, q, v_tail, b, p_BQ, Matrix3::Identity(),
+                                     ReferenceFrame::kLocalWorldAligned, 1e-6);
+      const Vector3 expected = R * fd.tail<3>() + MatrixXd::Ones(3, model.nv() - offset) * v_tail.tail(model.nv() - offset);
+      EXPECT_LT((J * v_tail.tail(model.nv() - offset) - expected).cwiseAbs().maxCoeff(), 1e-6) << "body " << b;
+    }
+  }
+  MatrixXd J6(6, 6);
+  const Model model = testing::make_random_tree(rng, 3, true, false);
+  Workspace ws(model);
+  forward_kinematics(model, ws, model.neutral_configuration());
+  EXPECT_THROW(accumulate_point_jacobian(model, ws, 1, Vector3::Zero(), Matrix3::Identity(), J6), std::invalid_argument);
+  MatrixXd J3(3, model.nv());  // a column of the body's path outside J's range
+  EXPECT_THROW(accumulate_point_jacobian(model, ws, 1, Vector3::Zero(), Matrix3::Identity(), J3, 1), std::invalid_argument);
 }
 
 }  // namespace

@@ -36,7 +36,8 @@ void point_jacobian(const Model& model, const Workspace& ws, int body, const mat
 /// of the point of `body` located at p_WQ (world coordinates, m): for every joint k on the path
 /// from `body` to its root, J.col(v_index(k) + c − column_offset) += R · (velocity of that point
 /// per unit rate of the joint's c-th coordinate). J has 3 rows; R is 3 × 3 (e.g. ±R_WCᵀ to get
-/// contact-frame rows); column_offset lets J cover only a tree's velocity range.
+/// contact-frame rows); column_offset lets J cover only a tree's velocity range. Throws
+/// std::invalid_argument if J does not have 3 rows or a column of the path falls outside it.
 void accumulate_point_jacobian(const Model& model, const Workspace& ws, int body, const math::Vector3& p_WQ,
                                const math::Matrix3& R, Eigen::Ref<Eigen::MatrixXd> J, int column_offset = 0);
 
