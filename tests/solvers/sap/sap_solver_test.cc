@@ -479,6 +479,36 @@ TEST(SapSolverTest, RejectsNonFiniteProblem) {
     }
 }
 
+// A contact's Jacobian blocks are copied and checked on every reset (SapConstraint::set_jacobians):
+// NaN or ±inf anywhere in either block, contiguous or a strided block of a larger matrix, throws;
+// a finite strided block is copied entry for entry.
+TEST(SapSolverTest, ContactRejectsNonFiniteJacobian) {
+  std::mt19937 rng(101);
+  std::normal_distribution<double> N(0.0, 1.0);
+  FrictionConeParameters p;
+  p.mu = 0.5;
+  p.stiffness = 1e5;
+  p.dissipation_time = 0.01;
+  MatrixXd big(5, 14);  // blocks of it: outer stride 5
+  for (int i = 0; i < big.size(); ++i) big.data()[i] = N(rng);
+  SapFrictionConeConstraint cone(p, 0, big.block(1, 0, 3, 6), 1, big.block(2, 6, 3, 8));
+  EXPECT_EQ(cone.jacobian(0), MatrixXd(big.block(1, 0, 3, 6)));
+  EXPECT_EQ(cone.jacobian(1), MatrixXd(big.block(2, 6, 3, 8)));
+  for (double bad : {std::nan(""), std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()})
+    for (int side = 0; side < 2; ++side)
+      for (int entry : {0, 7, 17}) {
+        MatrixXd J0 = MatrixXd(big.block(1, 0, 3, 6)), J1 = MatrixXd(big.block(2, 6, 3, 8));
+        (side == 0 ? J0 : J1).data()[entry] = bad;
+        EXPECT_THROW(cone.reset(p, 0, J0, 1, J1), std::invalid_argument) << bad << " " << side << " " << entry;
+        EXPECT_THROW(SapFrictionConeConstraint(p, 0, J0, 1, J1), std::invalid_argument) << bad << " " << side;
+        MatrixXd strided = big;
+        strided(side == 0 ? 1 + entry % 3 : 2 + entry % 3, side == 0 ? entry / 3 : 6 + entry / 3) = bad;
+        EXPECT_THROW(cone.reset(p, 0, strided.block(1, 0, 3, 6), 1, strided.block(2, 6, 3, 8)), std::invalid_argument);
+      }
+  cone.reset(p, 0, big.block(1, 0, 3, 6), 1, big.block(2, 6, 3, 8));  // finite again: accepted
+  EXPECT_EQ(cone.jacobian(1), MatrixXd(big.block(2, 6, 3, 8)));
+}
+
 // solve() with two guesses starts from the one with the lower ℓ_p, unless the first already
 // meets Eq. 26. Independent truth: the same solver with that guess alone (the path after the
 // choice is the same, so the results are identical, not merely close); and a guess at the

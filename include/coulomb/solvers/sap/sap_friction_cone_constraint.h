@@ -44,8 +44,8 @@ Eigen::Matrix3d hessian(const Eigen::Vector3d& y, double mu, double Rt, double R
 class SapFrictionConeConstraint : public SapConstraint {
  public:
   /// J blocks map generalized velocities to the contact velocity [v_t1, v_t2, v_n] (3 rows).
-  /// Throws std::invalid_argument for μ < 0, k ≤ 0, τ_d < 0, non-finite φ₀ or v_n0, or
-  /// θ_vq ∉ (0, 1].
+  /// Throws std::invalid_argument for μ < 0, k ≤ 0, τ_d < 0, non-finite φ₀ or v_n0,
+  /// θ_vq ∉ (0, 1], or a Jacobian block with a non-finite entry or not 3 rows.
   SapFrictionConeConstraint(const FrictionConeParameters& parameters, int first_tree, Eigen::MatrixXd J_first,
                             int second_tree = -1, Eigen::MatrixXd J_second = Eigen::MatrixXd());
 
