@@ -2,7 +2,11 @@
 
 namespace coulomb::multibody {
 
-void generalized_momentum(const Model& model, Workspace& ws, const ConstVectorRef& q, const ConstVectorRef& v) {
+namespace {
+
+// kBias: also β (the gravity wrenches, V ×* h and the floating joints' Ṡᵀh); without it only p.
+template <bool kBias>
+void momentum_passes(const Model& model, Workspace& ws, const ConstVectorRef& q, const ConstVectorRef& v) {
   const auto& bodies = model.bodies();
   const int n = model.num_bodies();
   // Forward pass: joint poses, body velocities V_i, and each body's own momentum I_i V_i and
@@ -23,9 +27,11 @@ void generalized_momentum(const Model& model, Workspace& ws, const ConstVectorRe
     ws.c[i] = vJ;  // S q̇ (child frame), kept for Ṡ of floating joints
     const math::SpatialMotion& V = ws.V_B[i] = X.act_inv(ws.V_B[parent]) + vJ;
     ws.F_B[i] = body.inertia * V;
-    // Gravity on the body: force m g at the centre of mass, g in body coordinates.
-    const math::Vector3 f = body.inertia.mass * (ws.X_WB[i].R.transpose() * g_W);
-    ws.pA[i] = math::SpatialForce(body.inertia.h.cross(ws.X_WB[i].R.transpose() * g_W), f);
+    if constexpr (kBias) {
+      // Gravity on the body: force m g at the centre of mass, g in body coordinates.
+      const math::Vector3 f = body.inertia.mass * (ws.X_WB[i].R.transpose() * g_W);
+      ws.pA[i] = math::SpatialForce(body.inertia.h.cross(ws.X_WB[i].R.transpose() * g_W), f);
+    }
   }
   // Backward pass: composite momenta and gravity wrenches, then the joint rows.
   for (int i = n - 1; i >= 1; --i) {
@@ -33,10 +39,14 @@ void generalized_momentum(const Model& model, Workspace& ws, const ConstVectorRe
     const Joint& joint = body.joint;
     const math::SpatialForce& h = ws.F_B[i];
     double* p = ws.momentum.data() + joint.v_index;
-    double* beta = ws.momentum_bias.data() + joint.v_index;
     joint_project(joint, ws.R_JB[i], h, p);                                   // p_i = S_iᵀ h_i
     if (joint.armature != 0.0)  // + armature ⊙ v (p = M v with M's armature diagonal)
       for (int k = 0; k < joint.nv; ++k) p[k] += joint.armature * v[joint.v_index + k];
+    if constexpr (!kBias) {
+      if (body.parent > 0) ws.F_B[body.parent] += ws.X_PB[i].act(h);
+      continue;
+    }
+    double* beta = ws.momentum_bias.data() + joint.v_index;
     // β_i = Ṡ_iᵀ h_i − S_iᵀ (V_i ×* h_i) + S_iᵀ f_gravity,i
     joint_project(joint, ws.R_JB[i], ws.pA[i] - ws.V_B[i].cross(h), beta);
     if (joint.type == JointType::kFloating) {
@@ -56,6 +66,14 @@ void generalized_momentum(const Model& model, Workspace& ws, const ConstVectorRe
       ws.pA[body.parent] += ws.X_PB[i].act(ws.pA[i]);
     }
   }
+}
+
+}  // namespace
+
+void generalized_momentum(const Model& model, Workspace& ws, const ConstVectorRef& q, const ConstVectorRef& v,
+                          bool with_bias) {
+  if (with_bias) momentum_passes<true>(model, ws, q, v);
+  else momentum_passes<false>(model, ws, q, v);
 }
 
 }  // namespace coulomb::multibody

@@ -402,7 +402,7 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   };
   // θ = θ_vq = 1 (implicit Euler): q^θ = q₁ and v^θ = v, one momentum pass per iteration
   // (free_motion_residual).
-  multibody::generalized_momentum(model, ws_, q0, v0);
+  multibody::generalized_momentum(model, ws_, q0, v0, /*with_bias=*/th == 0.0);  // β(q₀, v₀): explicit forces only
   p0 = ws_.momentum;
   // The iteration matrix: A at q₀, factored once per step (a chord method). Newton's exact
   // Jacobian of m(v) would add δt ∂(M v)/∂q terms that A at q₁ omits as well, so A(q₀) converges

@@ -41,6 +41,12 @@ TEST(GeneralizedMomentumTest, MomentumIsMassMatrixTimesVelocityAndBiasMatchesFin
     const VectorXd g = generalized_gravity(model, ws, q);
     EXPECT_NEAR(v.dot(beta), 0.5 * v.dot(Mdot_v) - v.dot(g), 1e-6 * (1.0 + std::abs(v.dot(Mdot_v))))
         << "trial " << trial;
+    // with_bias = false: the same p, bit for bit, and β left as it was (here a marker).
+    Workspace ws_p(model);
+    ws_p.momentum_bias.setConstant(7.0);
+    generalized_momentum(model, ws_p, q, v, /*with_bias=*/false);
+    EXPECT_EQ(ws_p.momentum, p) << "trial " << trial;
+    EXPECT_EQ(ws_p.momentum_bias, VectorXd::Constant(model.nv(), 7.0)) << "trial " << trial;
   }
 }
 

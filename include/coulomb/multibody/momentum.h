@@ -24,7 +24,10 @@ namespace coulomb::multibody {
 /// Also fills ws.X_PB, ws.X_WB, ws.R_JB, ws.V_B and ws.F_B (composite momenta h_i, body
 /// coordinates), and uses the aba scratch ws.c and ws.pA.
 /// q: n_q, v: n_v. Joint damping and springs are not included (force laws of the caller).
+/// with_bias = false computes p alone (the same bits), leaving ws.momentum_bias and ws.pA as
+/// they were: about half the work (the simulator's p₀ = M(q₀) v₀ of implicit Euler).
 /// No allocation.
-void generalized_momentum(const Model& model, Workspace& ws, const ConstVectorRef& q, const ConstVectorRef& v);
+void generalized_momentum(const Model& model, Workspace& ws, const ConstVectorRef& q, const ConstVectorRef& v,
+                          bool with_bias = true);
 
 }  // namespace coulomb::multibody
