@@ -20,7 +20,23 @@ void forward_rows_baseline(const double* L, int m, int ld, double* Y, int r) {
 COULOMB_TARGET_AVX2 void forward_rows_avx2(const double* L, int m, int ld, double* Y, int r) {
   forward_substitution_rows<4>(L, m, ld, Y, r);
 }
+void multiply_baseline(const double* A, int m, int n, int ld, const double* x, double* y) {
+  dense::multiply<2>(A, m, n, ld, x, y);
+}
+COULOMB_TARGET_AVX2 void multiply_avx2(const double* A, int m, int n, int ld, const double* x, double* y) {
+  dense::multiply<4>(A, m, n, ld, x, y);
+}
 }  // namespace
+
+void dense_multiply(const double* A, int m, int n, int ld, const double* x, double* y) {
+  if (m <= 0) return;
+  if (n <= 0) {
+    for (int i = 0; i < m; ++i) y[i] = 0.0;
+    return;
+  }
+  if (use_avx2_kernels()) multiply_avx2(A, m, n, ld, x, y);
+  else multiply_baseline(A, m, n, ld, x, y);
+}
 
 bool dense_cholesky(double* a, int n) { return use_avx2_kernels() ? cholesky_avx2(a, n) : cholesky_baseline(a, n); }
 void dense_cholesky_solve(const double* L, int n, double* y) {

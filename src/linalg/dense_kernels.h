@@ -109,6 +109,44 @@ COULOMB_DENSE_INLINE void subtract_columns(const double* a, int ld, const double
   }
 }
 
+// y[i, i + 2 lanes(V)) = Σ_k x_k · A[k·ld + i, …): a chunk of rows of A x held in two vectors
+// over all n columns.
+template <typename V>
+COULOMB_DENSE_INLINE void multiply_chunk2(const double* A, int ld, const double* x, int n, double* y, int i) {
+  constexpr int L = sizeof(V) / sizeof(double);
+  V y0 = x[0] * load<V>(A + i), y1 = x[0] * load<V>(A + i + L);
+  for (int k = 1; k < n; ++k) {
+    const double* ck = A + static_cast<ptrdiff_t>(k) * ld + i;
+    y0 += x[k] * load<V>(ck);
+    y1 += x[k] * load<V>(ck + L);
+  }
+  store(y + i, y0);
+  store(y + i + L, y1);
+}
+template <typename V>
+COULOMB_DENSE_INLINE void multiply_chunk1(const double* A, int ld, const double* x, int n, double* y, int i) {
+  V y0 = x[0] * load<V>(A + i);
+  for (int k = 1; k < n; ++k) y0 += x[k] * load<V>(A + static_cast<ptrdiff_t>(k) * ld + i);
+  store(y + i, y0);
+}
+
+// y = A x for an m × n column-major A (leading dimension ld), n ≥ 1: row chunks (2W, W, 2,
+// then single rows), each in registers over all columns.
+template <int W>
+COULOMB_DENSE_INLINE void multiply(const double* A, int m, int n, int ld, const double* x, double* y) {
+  using V = std::conditional_t<W == 4, v4, v2>;
+  int i = 0;
+  for (; i + 2 * W <= m; i += 2 * W) multiply_chunk2<V>(A, ld, x, n, y, i);
+  if constexpr (W == 4)
+    for (; i + 4 <= m; i += 4) multiply_chunk1<v4>(A, ld, x, n, y, i);
+  for (; i + 2 <= m; i += 2) multiply_chunk1<v2>(A, ld, x, n, y, i);
+  for (; i < m; ++i) {
+    double yi = x[0] * A[i];
+    for (int k = 1; k < n; ++k) yi += x[k] * A[static_cast<ptrdiff_t>(k) * ld + i];
+    y[i] = yi;
+  }
+}
+
 // y[i, n) −= s · c[i, n).
 template <int W>
 COULOMB_DENSE_INLINE void axpy_minus(double s, const double* c, double* y, int i, int n) {
@@ -276,6 +314,9 @@ bool dense_cholesky(double* a, int n);
 void dense_cholesky_solve(const double* L, int n, double* y);
 void dense_forward_substitution(const double* L, int n, int ld, double* y);
 void dense_forward_substitution_rows(const double* L, int m, int ld, double* Y, int r);
+/// y = A x, A m × n column-major with leading dimension ld ≥ m (n ≥ 1; y must not alias x).
+/// SapProblem::multiply_A on a robot's tree: Eigen's dynamic product dispatched on every call.
+void dense_multiply(const double* A, int m, int n, int ld, const double* x, double* y);
 
 }  // namespace coulomb::linalg::internal
 

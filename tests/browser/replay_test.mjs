@@ -299,7 +299,12 @@ try {
     await checkReport(browser, def, 'default report', shot('report.png'), { robotPlots: 6 });
     const trot = control('a1_trot', ['examples/scenes/a1_trot.yaml', '--controller', 'id-qp-mu', '--duration', '3']);
     await checkReplay(browser, trot, 'a1_trot', shot('replay_a1_trot.png'), { contacts: true });
-    const panda = control('panda_box', ['examples/scenes/panda_box.yaml', '--controller', 'id-qp-mu', '--duration', '1']);
+    // 0.5 s: the static hold and 0.3 s of the sinusoid, while the fingers hold the box. With μ = 1
+    // the fingertip grasp on the box's edges is marginal (tests/control/arm_reference_test.cc
+    // asserts the hold only for μ = 1e6): the box slips out at a time that round-off moves (2.6 s,
+    // then 0.98 s after a change of summation order in SAP's A v), and the replay's contact
+    // checks need contacts at the end.
+    const panda = control('panda_box', ['examples/scenes/panda_box.yaml', '--controller', 'id-qp-mu', '--duration', '0.5']);
     await checkReplay(browser, panda, 'panda_box', shot('replay_panda_box.png'), { contacts: true });
     const pandaMesh = simulate('panda_mesh', ['examples/scenes/panda_mesh.yaml', '--duration', '0.5']);
     await checkReplay(browser, pandaMesh, 'panda_mesh', shot('replay_panda_mesh.png'), { maxBytes: 10e6, visuals: 10 });

@@ -104,6 +104,32 @@ TEST(DenseKernelsTest, FixedSizeCholeskyMatchesEigen) {
   }
 }
 
+// dense_multiply (y = A x, SapProblem::multiply_A on robots' trees) against Eigen's product, for
+// every row count from 1 to 13 (each chunk and tail of both copies) and the trees' sizes, with a
+// leading dimension larger than the rows (a block of a bigger matrix: the rows below must not
+// be read, here NaN) and y's entries past m left alone.
+TEST(DenseKernelsTest, MultiplyMatchesEigen) {
+  for_each_copy([](const char* copy) {
+    std::mt19937 rng(13);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (int m : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 18, 27, 32, 48})
+      for (int n : {1, m, m + 3})
+        for (int pad : {0, 3}) {
+          const int ld = m + pad;
+          Eigen::MatrixXd big = Eigen::MatrixXd::Constant(ld, n, std::numeric_limits<double>::quiet_NaN());
+          for (int j = 0; j < n; ++j)
+            for (int i = 0; i < m; ++i) big(i, j) = u(rng);
+          Eigen::VectorXd x(n), y = Eigen::VectorXd::Constant(m + 2, 5.0);
+          for (int k = 0; k < n; ++k) x[k] = u(rng);
+          dense_multiply(big.data(), m, n, ld, x.data(), y.data());
+          const Eigen::VectorXd expected = big.topRows(m) * x;
+          EXPECT_LT((y.head(m) - expected).cwiseAbs().maxCoeff(), 1e-14 * n) << m << " " << n << " " << pad << " " << copy;
+          EXPECT_EQ(y[m], 5.0) << copy;
+          EXPECT_EQ(y[m + 1], 5.0) << copy;
+        }
+  });
+}
+
 TEST(DenseKernelsTest, NotPositiveDefiniteIsReported) {
   for_each_copy([](const char* copy) {
     Eigen::Matrix3d A;

@@ -114,8 +114,8 @@ void SapProblem::multiply_A(const Eigen::Ref<const Eigen::VectorXd>& x, Eigen::R
         const double* col = A + static_cast<ptrdiff_t>(j) * n;
         for (int i = 0; i < n; ++i) out[i] += col[i] * xj;
       }
-    } else {
-      y.segment(s, n).noalias() = A_[t] * x.segment(s, n);
+    } else {  // a robot's tree: the dispatched dense kernel (AVX2 + FMA where the processor has it)
+      linalg::internal::dense_multiply(A_[t].data(), n, n, n, x.data() + s, y.data() + s);
     }
   }
 }
