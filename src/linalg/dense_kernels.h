@@ -26,6 +26,21 @@
 
 namespace coulomb::linalg::internal {
 
+/// Whether x[0, n) is all finite: x − x is 0 for a finite x and NaN for ±∞ and NaN, summed in
+/// two-lane vectors (the sum of zeros is 0 in any order) and tested once at the end, with no
+/// branch per entry. SAP's checks of A, v* and every contact's Jacobian blocks, each step.
+inline bool all_finite(const double* x, std::ptrdiff_t n) {
+  simd::v2 acc = {0.0, 0.0};
+  std::ptrdiff_t k = 0;
+  for (; k + 2 <= n; k += 2) {
+    const simd::v2 a = simd::load<simd::v2>(x + k);
+    acc += a - a;
+  }
+  double tail = 0.0;
+  for (; k < n; ++k) tail += x[k] - x[k];
+  return acc[0] + acc[1] + tail == 0.0;
+}
+
 /// Largest size (rows of a square block) for which the plain kernels here beat Eigen's blocked
 /// LLT and products; BlockSparseCholesky and SAP's dense path switch to Eigen above it.
 constexpr int kPlainKernelMaxSize = 32;

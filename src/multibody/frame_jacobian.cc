@@ -39,13 +39,12 @@ void for_each_point_jacobian_column(const Model& model, const Workspace& ws, int
         // body usually the identity: its velocities are world-aligned).
         const int parent = bodies[k].parent;
         const math::Matrix3 R_WJ = parent == 0 ? joint.X_PJ.R : math::Matrix3(ws.X_WB[parent].R * joint.X_PJ.R);
-        math::Vector3 e_W[3];
         for (int c = 0; c < 3; ++c) {
-          e_W[c] = R_WJ.col(c);
-          f(joint.v_index + c, e_W[c], math::Vector3(e_W[c].cross(r)));
+          const math::Vector3 e_W = R_WJ.col(c);
+          f(joint.v_index + c, e_W, math::Vector3(e_W.cross(r)));
         }
         if (joint.type == JointType::kFloating)
-          for (int c = 0; c < 3; ++c) f(joint.v_index + 3 + c, math::Vector3::Zero(), e_W[c]);
+          for (int c = 0; c < 3; ++c) f(joint.v_index + 3 + c, math::Vector3::Zero(), math::Vector3(R_WJ.col(c)));
         break;
       }
       case JointType::kFixed:

@@ -42,28 +42,26 @@ void momentum_passes(const Model& model, Workspace& ws, const ConstVectorRef& q,
     joint_project(joint, ws.R_JB[i], h, p);                                   // p_i = S_iᵀ h_i
     if (joint.armature != 0.0)  // + armature ⊙ v (p = M v with M's armature diagonal)
       for (int k = 0; k < joint.nv; ++k) p[k] += joint.armature * v[joint.v_index + k];
-    if constexpr (!kBias) {
-      if (body.parent > 0) ws.F_B[body.parent] += ws.X_PB[i].act(h);
-      continue;
-    }
-    double* beta = ws.momentum_bias.data() + joint.v_index;
-    // β_i = Ṡ_iᵀ h_i − S_iᵀ (V_i ×* h_i) + S_iᵀ f_gravity,i
-    joint_project(joint, ws.R_JB[i], ws.pA[i] - ws.V_B[i].cross(h), beta);
-    if (joint.type == JointType::kFloating) {
-      const math::Vector3& w_JB = ws.c[i].w;  // ω of B relative to J, body coordinates
-      const math::Vector3 a = ws.R_JB[i] * w_JB.cross(h.tau), b = ws.R_JB[i] * w_JB.cross(h.f);
-      for (int k = 0; k < 3; ++k) {
-        beta[k] += a[k];
-        beta[3 + k] += b[k];
+    if constexpr (kBias) {
+      double* beta = ws.momentum_bias.data() + joint.v_index;
+      // β_i = Ṡ_iᵀ h_i − S_iᵀ (V_i ×* h_i) + S_iᵀ f_gravity,i
+      joint_project(joint, ws.R_JB[i], ws.pA[i] - ws.V_B[i].cross(h), beta);
+      if (joint.type == JointType::kFloating) {
+        const math::Vector3& w_JB = ws.c[i].w;  // ω of B relative to J, body coordinates
+        const math::Vector3 a = ws.R_JB[i] * w_JB.cross(h.tau), b = ws.R_JB[i] * w_JB.cross(h.f);
+        for (int k = 0; k < 3; ++k) {
+          beta[k] += a[k];
+          beta[3 + k] += b[k];
+        }
+      } else if (joint.type == JointType::kBall) {  // the floating joint's rotational part
+        const math::Vector3& w_JB = ws.c[i].w;
+        const math::Vector3 a = ws.R_JB[i] * w_JB.cross(h.tau);
+        for (int k = 0; k < 3; ++k) beta[k] += a[k];
       }
-    } else if (joint.type == JointType::kBall) {  // the floating joint's rotational part
-      const math::Vector3& w_JB = ws.c[i].w;
-      const math::Vector3 a = ws.R_JB[i] * w_JB.cross(h.tau);
-      for (int k = 0; k < 3; ++k) beta[k] += a[k];
     }
     if (body.parent > 0) {
       ws.F_B[body.parent] += ws.X_PB[i].act(h);
-      ws.pA[body.parent] += ws.X_PB[i].act(ws.pA[i]);
+      if constexpr (kBias) ws.pA[body.parent] += ws.X_PB[i].act(ws.pA[i]);
     }
   }
 }

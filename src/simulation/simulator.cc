@@ -484,7 +484,7 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   multibody::integrate(model, q0, v_thvq, dt, q1);
   assemble_A(multibody::crba_trees(model, ws_, q1));
   factor_A();  // for SAP's Delassus estimates and the next step's chord iteration
-  s.factor_current = true;
+  s.factor_current = s.factor_ok;  // a failed one is redone (and fails again) at the next step's start
 }
 
 // m(v) of free_motion: p(q₁, v) − p₀ − δt (β^θ + k^θ), with the floating roots' angular rows

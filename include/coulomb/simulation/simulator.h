@@ -274,7 +274,8 @@ class Simulator {
     /// chord iteration starts at v₀ plus their extrapolation. `increments` of them may be used:
     /// those of consecutive converged steps since the construction or the last set_state().
     /// factor/llt hold the factors of A_blocks_ (factor_current: set at the end of every free
-    /// motion, which factors A at q₁(v*) for SAP and the next step); factor_ok: all succeeded.
+    /// motion whose factorization of A at q₁(v*), for SAP and the next step, succeeded);
+    /// factor_ok: the last factorization of every tree succeeded.
     bool factor_current = false, factor_ok = false;
     static constexpr int kIncrements = 5;
     Eigen::VectorXd increment[kIncrements];

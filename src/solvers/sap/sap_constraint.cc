@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "linalg/dense_kernels.h"
+
 namespace coulomb::solvers::sap {
 
 namespace {
@@ -25,15 +27,9 @@ void copy_block(const Eigen::Ref<const Eigen::MatrixXd>& from, Eigen::MatrixXd& 
     for (Eigen::Index i = 0; i < rows; ++i) dst[j * rows + i] = src[j * from.outerStride() + i];
 }
 
-// Whether every entry is finite (a plain loop; Eigen's allFinite() goes through its generic
-// expression machinery on every contact of every step).
-bool all_finite(const Eigen::MatrixXd& m) {
-  // x − x is 0 for a finite x and NaN for ±inf or NaN: one test at the end, no branch per entry.
-  // Eigen's packet reduction over a plain map (vectorized, unlike a scalar loop without
-  // reassociation).
-  const Eigen::Map<const Eigen::ArrayXd> x(m.data(), m.size());
-  return m.size() == 0 || (x - x).sum() == 0.0;
-}
+// Whether every entry is finite (linalg::internal::all_finite; Eigen's allFinite() goes through
+// its generic expression machinery on every contact of every step).
+bool all_finite(const Eigen::MatrixXd& m) { return linalg::internal::all_finite(m.data(), m.size()); }
 
 }  // namespace
 
