@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -110,6 +111,28 @@ int BlockSparseCholesky::block_index(int pos_row, int pos_col) const {
 void BlockSparseCholesky::set_zero() {
   for (auto& D : diag_) D.setZero();
   for (auto& B : off_) B.setZero();
+}
+
+void BlockSparseCholesky::reset(const std::vector<const double*>& diagonal_blocks) {
+  if (diagonal_blocks.size() != sizes_.size())
+    throw std::invalid_argument("BlockSparseCholesky::reset: " + std::to_string(diagonal_blocks.size()) +
+                                " diagonal blocks for " + std::to_string(sizes_.size()) + " nodes");
+  for (size_t t = 0; t < sizes_.size(); ++t) {
+    const double* D = diagonal_blocks[t];
+    if (D == nullptr)
+      throw std::invalid_argument("BlockSparseCholesky::reset: diagonal block " + std::to_string(t) + " is null");
+    Eigen::MatrixXd& target = diag_[position_[t]];
+    if (target.size() == 36)  // a free body: fixed-size copy, no library call
+      Eigen::Map<Eigen::Matrix<double, 36, 1>>(target.data()) = Eigen::Map<const Eigen::Matrix<double, 36, 1>>(D);
+    else
+      std::memcpy(target.data(), D, sizeof(double) * static_cast<size_t>(target.size()));
+  }
+  for (Eigen::MatrixXd& B : off_) {
+    if (B.size() == 36)
+      Eigen::Map<Eigen::Matrix<double, 36, 1>>(B.data()).setZero();
+    else
+      std::fill_n(B.data(), B.size(), 0.0);
+  }
 }
 
 Eigen::Ref<Eigen::MatrixXd> BlockSparseCholesky::diagonal_block(int t) { return diag_[position_[t]]; }

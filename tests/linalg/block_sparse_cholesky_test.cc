@@ -178,6 +178,60 @@ TEST(BlockSparseCholeskyTest, ReanalysisAndDirectStorage) {
   EXPECT_THROW(chol.storage(3, 4), std::out_of_range);  // not an edge of the last pattern
 }
 
+// reset(D) after a factorization (every block, fill-in included, holds factor values) leaves
+// exactly blockdiag(D): the 6 × 6 fixed-size path and the other sizes, on a cycle that needs
+// fill-in. The next assembly on top of it factors like one started from set_zero().
+TEST(BlockSparseCholeskyTest, ResetWritesTheDiagonalAndZeroesTheRest) {
+  std::mt19937 rng(104);
+  std::normal_distribution<double> N(0.0, 1.0);
+  const std::vector<int> sizes = {6, 6, 3, 6, 9};
+  const std::vector<std::pair<int, int>> edges = {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 0}};
+  BlockSparseCholesky chol;
+  chol.analyze(sizes, edges);
+  ASSERT_GT(chol.num_factor_blocks(), static_cast<int>(edges.size()));  // the cycle fills in
+  std::vector<Eigen::MatrixXd> D(sizes.size());
+  std::vector<const double*> D_data(sizes.size());
+  Eigen::MatrixXd H_diag = Eigen::MatrixXd::Zero(30, 30);
+  for (size_t t = 0; t < sizes.size(); ++t) {
+    Eigen::MatrixXd B(sizes[t] + 2, sizes[t]);
+    for (int i = 0; i < B.rows(); ++i)
+      for (int j = 0; j < B.cols(); ++j) B(i, j) = N(rng);
+    D[t] = B.transpose() * B + Eigen::MatrixXd::Identity(sizes[t], sizes[t]);
+    D[t] = (0.5 * (D[t] + D[t].transpose())).eval();  // symmetric to the bit: dense() mirrors the lower triangle
+    D_data[t] = D[t].data();
+    H_diag.block(chol.offset(static_cast<int>(t)), chol.offset(static_cast<int>(t)), sizes[t], sizes[t]) = D[t];
+  }
+  for (int round = 0; round < 2; ++round) {
+    chol.reset(D_data);
+    EXPECT_EQ(chol.dense(), H_diag);  // exact: copies and zeros only
+    Eigen::MatrixXd H = H_diag;
+    for (const auto& [s, t] : edges) {
+      Eigen::MatrixXd Js(3, sizes[s]), Jt(3, sizes[t]);
+      for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < sizes[s]; ++j) Js(i, j) = N(rng);
+        for (int j = 0; j < sizes[t]; ++j) Jt(i, j) = N(rng);
+      }
+      chol.add_block(s, s, Js.transpose() * Js);
+      chol.add_block(t, t, Jt.transpose() * Jt);
+      chol.add_block(s, t, Js.transpose() * Jt);
+      H.block(chol.offset(s), chol.offset(s), sizes[s], sizes[s]) += Js.transpose() * Js;
+      H.block(chol.offset(t), chol.offset(t), sizes[t], sizes[t]) += Jt.transpose() * Jt;
+      H.block(chol.offset(s), chol.offset(t), sizes[s], sizes[t]) += Js.transpose() * Jt;
+      H.block(chol.offset(t), chol.offset(s), sizes[t], sizes[s]) += Jt.transpose() * Js;
+    }
+    ASSERT_TRUE(chol.factorize());  // every block now holds the factor, fill-in too
+    Eigen::VectorXd b(30);
+    for (int i = 0; i < 30; ++i) b[i] = N(rng);
+    Eigen::VectorXd x = b;
+    chol.solve_in_place(x);
+    EXPECT_LT((H * x - b).norm(), 1e-10 * b.norm() * H.norm());
+  }
+  EXPECT_THROW(chol.reset(std::vector<const double*>(4, D_data[0])), std::invalid_argument);
+  std::vector<const double*> with_null = D_data;
+  with_null[2] = nullptr;
+  EXPECT_THROW(chol.reset(with_null), std::invalid_argument);
+}
+
 // The fill-reducing order (AMD) on a 30 × 30 grid graph, whose natural (row-by-row) order fills
 // the whole band of width 30 (about 26,000 blocks): nested-dissection-like orders keep the fill
 // near n log n. The factor must also still solve the system.

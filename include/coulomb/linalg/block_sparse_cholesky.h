@@ -41,6 +41,13 @@ class BlockSparseCholesky {
 
   /// Zeroes all blocks (keeps the pattern).
   void set_zero();
+  /// The start of an assembly: diagonal block t becomes the n_t × n_t column-major matrix at
+  /// `diagonal_blocks[t]` (contiguous, leading dimension n_t; only its lower triangle is read
+  /// later) and every off-diagonal block, fill-in included, becomes zero. The same as set_zero()
+  /// followed by diagonal_block(t) = D_t for every t, with each block written once.
+  /// Throws std::invalid_argument when `diagonal_blocks` does not have num_blocks() entries or
+  /// holds a null pointer.
+  void reset(const std::vector<const double*>& diagonal_blocks);
   /// The diagonal block of node t (n_t × n_t); only its lower triangle is read.
   Eigen::Ref<Eigen::MatrixXd> diagonal_block(int t);
   /// The block in rows of node s and columns of node t (n_s × n_t) for an edge given to

@@ -206,6 +206,7 @@ struct SapSolverWorkspace {
   std::vector<int> free_trees;  ///< trees no constraint touches: their solution is v* exactly
   std::vector<char> tree_touched;
   std::vector<std::pair<int, int>> edges;
+  std::vector<const double*> A_blocks;  ///< problem.A(t).data() per tree: the diagonal of H before the constraints
   // CHOLMOD path (built per solve: it is an option, not the default).
   std::unique_ptr<SparseHessian> cholmod;
   SapLineSearchFunction line;
@@ -857,6 +858,8 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
       if (c.num_trees() == 2) w.edges.emplace_back(c.tree(0), c.tree(1));
     }
     w.chol.analyze(w.block_sizes, w.edges);
+    w.A_blocks.resize(problem.num_trees());
+    for (int t = 0; t < problem.num_trees(); ++t) w.A_blocks[t] = problem.A(t).data();
     locate_targets(problem, /*dense=*/false, w);
   } else {
     w.H.resize(nv, nv);
@@ -945,8 +948,7 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
     // Newton direction H Δv = −∇ℓ, H = A + Jᵀ G J.
     w.dv = -w.grad;
     if (linear_solver == SapLinearSolver::kBlockSparse) {
-      w.chol.set_zero();
-      for (int t = 0; t < problem.num_trees(); ++t) w.chol.diagonal_block(t) = problem.A(t);
+      w.chol.reset(w.A_blocks);
       assemble_constraint_hessians(problem, w);
       if (!w.chol.factorize()) {
         res.status = SapSolverStatus::kLinearSolverFailure;
