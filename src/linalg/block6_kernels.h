@@ -212,6 +212,39 @@ COULOMB_BLOCK6_INLINE void subtract_gemv_transpose(const double* B, const double
   }
 }
 
+/// y = B x for a 6 × 6 block B (a free body's A times a velocity).
+COULOMB_BLOCK6_INLINE void gemv(const double* B, const double* x, double* y) {
+  v4 y4 = load4(B) * x[0];
+  v2 y2 = load2(B + 4) * x[0];
+  COULOMB_BLOCK6_UNROLL
+  for (int k = 1; k < 6; ++k) {
+    y4 += load4(B + 6 * k) * x[k];
+    y2 += load2(B + 6 * k + 4) * x[k];
+  }
+  store4(y, y4);
+  store2(y + 4, y2);
+}
+
+/// out (3) += J x for a 3 × 6 column-major block J (a contact on a free body). Columns 0–4 are
+/// loaded 4 wide (the 4th lane is the next column's first entry, read within J and discarded),
+/// the last one 2 + 1 wide, so nothing past J's 18 entries is read.
+COULOMB_BLOCK6_INLINE void add_multiply_3x6(const double* J, const double* x, double* out) {
+  v4 acc = load4(J) * x[0];
+  COULOMB_BLOCK6_UNROLL
+  for (int k = 1; k < 5; ++k) acc += load4(J + 3 * k) * x[k];
+  const v2 tail = load2(J + 15) * x[5];
+  out[0] += acc[0] + tail[0];
+  out[1] += acc[1] + tail[1];
+  out[2] += acc[2] + J[17] * x[5];
+}
+
+/// out (6) += Jᵀ g for a 3 × 6 column-major block J: out_k += J(:, k) · g.
+COULOMB_BLOCK6_INLINE void add_multiply_transpose_3x6(const double* J, const double* g, double* out) {
+  const double g0 = g[0], g1 = g[1], g2 = g[2];
+  COULOMB_BLOCK6_UNROLL
+  for (int k = 0; k < 6; ++k) out[k] += J[3 * k] * g0 + J[3 * k + 1] * g1 + J[3 * k + 2] * g2;
+}
+
 #undef COULOMB_BLOCK6_INLINE
 #undef COULOMB_BLOCK6_UNROLL
 

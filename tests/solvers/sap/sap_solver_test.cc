@@ -12,6 +12,7 @@
 
 #include <Eigen/Cholesky>
 
+#include "coulomb/solvers/sap/sap_bilateral_constraint.h"
 #include "coulomb/solvers/sap/sap_coupler_constraint.h"
 #include "coulomb/solvers/sap/sap_friction_cone_constraint.h"
 #include "coulomb/solvers/sap/sap_limit_constraint.h"
@@ -34,6 +35,77 @@ SapSolverParameters tight(double rel_tolerance = 1e-8) {
 
 // Tests 7, 8, 10: from a cold start every random near-rigid problem converges, monotonically,
 // with e_m ≤ ε_r.
+// SapProblem's products (A x, J v, Jᵀ γ) against the dense A and J, with both compiled copies
+// (baseline and AVX2 + FMA): free bodies' 6 × 6 and 3 × 6 register kernels, small trees (< 8),
+// a robot-sized tree (the dense kernel), contacts on one or two trees, and a 1-row limit and
+// 2-row bilateral constraint (the generic path). Wrong vector sizes throw.
+TEST(SapProblemTest, ProductsMatchDenseWithBothKernelCopies) {
+  std::mt19937 rng(211);
+  std::normal_distribution<double> N(0.0, 1.0);
+  const std::vector<int> sizes = {6, 3, 6, 7, 6, 27, 6, 1, 12};
+  std::vector<MatrixXd> A;
+  int nv = 0;
+  for (int n : sizes) {
+    MatrixXd B(n + 1, n);
+    for (int i = 0; i < B.rows(); ++i)
+      for (int j = 0; j < n; ++j) B(i, j) = N(rng);
+    A.push_back(B.transpose() * B + MatrixXd::Identity(n, n));
+    nv += n;
+  }
+  VectorXd v_star(nv);
+  for (int i = 0; i < nv; ++i) v_star[i] = N(rng);
+  SapProblem problem(0.01, A, v_star);
+  const int T = static_cast<int>(sizes.size());
+  auto block = [&](int rows, int t) {
+    MatrixXd J(rows, sizes[t]);
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < sizes[t]; ++c) J(r, c) = N(rng);
+    return J;
+  };
+  FrictionConeParameters p;
+  p.mu = 0.5;
+  p.stiffness = std::numeric_limits<double>::infinity();
+  for (int t0 = 0; t0 < T; ++t0) {
+    problem.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, t0, block(3, t0)));
+    for (int t1 = 0; t1 < T; ++t1)
+      if (t1 != t0 && (t0 + t1) % 3 == 0)
+        problem.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, t0, block(3, t0), t1, block(3, t1)));
+  }
+  LimitParameters limit;
+  limit.lower = -0.1;
+  limit.upper = 0.1;
+  problem.add_constraint(std::make_unique<SapLimitConstraint>(5, sizes[5], 4, 0.05, limit));
+  BilateralParameters bilateral;
+  bilateral.phi0 = BilateralRows::Zero(2);
+  bilateral.phidot0 = BilateralRows::Zero(2);
+  bilateral.stiffness = BilateralRows::Constant(2, 1e4);
+  bilateral.damping = BilateralRows::Constant(2, 1.0);
+  problem.add_constraint(std::make_unique<SapBilateralConstraint>(bilateral, 0, block(2, 0), 5, block(2, 5)));
+  const MatrixXd J = problem.dense_J(), A_dense = problem.dense_A();
+  VectorXd x(nv), gamma(problem.num_rows());
+  for (int i = 0; i < nv; ++i) x[i] = N(rng);
+  for (int i = 0; i < gamma.size(); ++i) gamma[i] = N(rng);
+  for (bool baseline : {false, true}) {
+    SCOPED_TRACE(baseline ? "baseline copy" : "the processor's copy");
+    linalg::internal::force_baseline_block_kernels(baseline);
+    VectorXd Ax(nv), Jx(problem.num_rows()), Jtg(nv);
+    Ax.setConstant(std::numeric_limits<double>::quiet_NaN());  // every entry must be written
+    Jx.setConstant(std::numeric_limits<double>::quiet_NaN());
+    Jtg.setConstant(std::numeric_limits<double>::quiet_NaN());
+    problem.multiply_A(x, Ax);
+    problem.multiply_J(x, Jx);
+    problem.multiply_J_transpose(gamma, Jtg);
+    EXPECT_LT((Ax - A_dense * x).norm(), 1e-12 * (A_dense * x).norm());
+    EXPECT_LT((Jx - J * x).norm(), 1e-12 * (J * x).norm());
+    EXPECT_LT((Jtg - J.transpose() * gamma).norm(), 1e-12 * (J.transpose() * gamma).norm());
+  }
+  linalg::internal::force_baseline_block_kernels(false);
+  VectorXd short_v(nv - 1), rows(problem.num_rows()), out(nv);
+  EXPECT_THROW(problem.multiply_A(short_v, out), std::invalid_argument);
+  EXPECT_THROW(problem.multiply_J(short_v, rows), std::invalid_argument);
+  EXPECT_THROW(problem.multiply_J_transpose(out, out), std::invalid_argument);
+}
+
 TEST(SapSolverTest, ConvergesMonotonicallyFromColdStart) {
   std::mt19937 rng(91);
   std::uniform_int_distribution<int> nv_dist(30, 70), nc_dist(20, 100);
