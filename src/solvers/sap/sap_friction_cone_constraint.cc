@@ -96,6 +96,7 @@ SapFrictionConeConstraint::SapFrictionConeConstraint(const FrictionConeParameter
                                                      Eigen::MatrixXd J_second)
     : SapConstraint(3, first_tree, std::move(J_first), second_tree, std::move(J_second)), parameters_(p) {
   check(p);
+  set_kernel_constants(Rt_, Rn_);
 }
 
 void SapFrictionConeConstraint::reset(const FrictionConeParameters& p, int first_tree,
@@ -104,6 +105,18 @@ void SapFrictionConeConstraint::reset(const FrictionConeParameters& p, int first
   check(p);
   set_jacobians(first_tree, J_first, second_tree, J_second);
   parameters_ = p;
+  set_kernel_constants(Rt_, Rn_);
+}
+
+void SapFrictionConeConstraint::set_kernel_constants(double Rt, double Rn) {
+  const double mu = parameters_.mu;
+  inv_Rt_ = 1.0 / Rt;
+  inv_Rn_ = 1.0 / Rn;
+  mu_hat_ = mu * Rt / Rn;
+  const double mu_tilde2 = mu * mu_hat_;
+  inv_1p_mu_tilde2_ = 1.0 / (1.0 + mu_tilde2);
+  inv_Rn_1p_mu_tilde2_ = 1.0 / (Rn * (1.0 + mu_tilde2));
+  mu_inv_Rt_ = mu / Rt;
 }
 
 void SapFrictionConeConstraint::check(const FrictionConeParameters& p) {
@@ -145,6 +158,7 @@ void SapFrictionConeConstraint::prepare(double dt, const Eigen::Ref<const Eigen:
   Rt_ = Rt;
   Rn_ = Rn;
   vn_hat_ = v_hat_[2];
+  set_kernel_constants(Rt, Rn);
 }
 
 double SapFrictionConeConstraint::calc(const Eigen::Ref<const Eigen::VectorXd>& vc, Eigen::Ref<Eigen::VectorXd> gamma,

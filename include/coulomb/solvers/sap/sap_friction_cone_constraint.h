@@ -80,49 +80,57 @@ class SapFrictionConeConstraint : public SapConstraint {
     FrictionConeRegion region = FrictionConeRegion::kNoContact;
     double cost = 0.0;                 // ℓ(v_c) [J]
     double yr = 0.0;                   // ‖y_t‖
+    double inv_yr = 0.0;               // 1/y_r (sliding)
     double t0 = 0.0, t1 = 0.0;         // t̂ = y_t / y_r (sliding)
-    double gn = 0.0, mu_tilde2 = 0.0;  // γ_n and μ̃² (sliding)
+    double gn = 0.0;                   // γ_n (sliding)
   };
   Projection project(const double* vc, double* gamma) const;
   static void check(const FrictionConeParameters& p);
+  // The constants of the kernels below from R_t, R_n and μ (prepare(), the constructor, reset()).
+  void set_kernel_constants(double Rt, double Rn);
   FrictionConeParameters parameters_;
-  // R and v̂_n of prepare() as plain numbers (R_ and v_hat_ of the base are heap vectors).
+  // R and v̂_n of prepare() as plain numbers (R_ and v_hat_ of the base are heap vectors), and
+  // what the kernels would otherwise divide by at every evaluation (the line search evaluates
+  // every contact some five times per Newton iteration): 1/R_t, 1/R_n, μ̂ = μ R_t/R_n,
+  // μ̃² = μ μ̂, 1/(1 + μ̃²), 1/(R_n (1 + μ̃²)) and μ/R_t.
   double Rt_ = 1.0, Rn_ = 1.0, vn_hat_ = 0.0;
+  double inv_Rt_ = 1.0, inv_Rn_ = 1.0, mu_hat_ = 0.0, inv_1p_mu_tilde2_ = 1.0, inv_Rn_1p_mu_tilde2_ = 1.0,
+         mu_inv_Rt_ = 0.0;
 };
 
 // Castro et al. Eq. 23 and 27 (the same formulas as friction_cone::project / cost, tested
-// against each other), with the region and the norms evaluated once.
+// against each other), with the region and the norms evaluated once and one division (1/y_r,
+// sliding only): the others are the constants of set_kernel_constants().
 [[gnu::always_inline]] inline SapFrictionConeConstraint::Projection SapFrictionConeConstraint::project(
     const double* vc, double* gamma) const {
   Projection p;
-  const double Rt = Rt_, Rn = Rn_, mu = parameters_.mu;
-  const double y0 = -vc[0] / Rt, y1 = -vc[1] / Rt, y2 = -(vc[2] - vn_hat_) / Rn;  // Eq. 23
+  const double mu = parameters_.mu;
+  const double y0 = -vc[0] * inv_Rt_, y1 = -vc[1] * inv_Rt_, y2 = (vn_hat_ - vc[2]) * inv_Rn_;  // Eq. 23
   p.yr = std::sqrt(y0 * y0 + y1 * y1);
   if (p.yr <= mu * y2 && y2 >= 0.0) {  // y_n ≥ 0: see region() (μ = 0 is not adhesive)
     p.region = FrictionConeRegion::kStiction;
     gamma[0] = y0;
     gamma[1] = y1;
     gamma[2] = y2;
-    p.cost = 0.5 * (Rt * p.yr * p.yr + Rn * y2 * y2);
+    p.cost = 0.5 * (Rt_ * p.yr * p.yr + Rn_ * y2 * y2);
     return p;
   }
-  const double mu_hat = mu * Rt / Rn;
-  if (y2 < -mu_hat * p.yr) {
+  if (y2 < -mu_hat_ * p.yr) {
     p.region = FrictionConeRegion::kNoContact;
     gamma[0] = gamma[1] = gamma[2] = 0.0;
     return p;
   }
   // sliding (y_r > 0 here)
   p.region = FrictionConeRegion::kSliding;
-  p.mu_tilde2 = mu * mu_hat;
-  const double sn = y2 + mu_hat * p.yr;
-  p.gn = sn / (1.0 + p.mu_tilde2);
-  p.t0 = y0 / p.yr;
-  p.t1 = y1 / p.yr;
+  const double sn = y2 + mu_hat_ * p.yr;
+  p.gn = sn * inv_1p_mu_tilde2_;
+  p.inv_yr = 1.0 / p.yr;
+  p.t0 = y0 * p.inv_yr;
+  p.t1 = y1 * p.inv_yr;
   gamma[0] = mu * p.gn * p.t0;
   gamma[1] = mu * p.gn * p.t1;
   gamma[2] = p.gn;
-  p.cost = Rn * sn * sn / (2.0 * (1.0 + p.mu_tilde2));
+  p.cost = 0.5 * Rn_ * sn * sn * inv_1p_mu_tilde2_;
   return p;
 }
 
@@ -135,17 +143,17 @@ class SapFrictionConeConstraint : public SapConstraint {
   for (int k = 0; k < 9; ++k) G[k] = 0.0;
   switch (p.region) {
     case FrictionConeRegion::kStiction:
-      G[0] = G[4] = 1.0 / Rt_;
-      G[8] = 1.0 / Rn_;
+      G[0] = G[4] = inv_Rt_;
+      G[8] = inv_Rn_;
       break;
     case FrictionConeRegion::kNoContact:
       break;
     case FrictionConeRegion::kSliding: {
       const double mu = parameters_.mu;
       const double f[3] = {mu * p.t0, mu * p.t1, 1.0}, t[2] = {p.t0, p.t1};
-      const double denominator = Rn_ * (1.0 + p.mu_tilde2), s = mu * p.gn / (Rt_ * p.yr);
+      const double s = mu_inv_Rt_ * p.gn * p.inv_yr;
       for (int b = 0; b < 3; ++b)
-        for (int a = 0; a < 3; ++a) G[3 * b + a] = f[a] * f[b] / denominator;
+        for (int a = 0; a < 3; ++a) G[3 * b + a] = f[a] * f[b] * inv_Rn_1p_mu_tilde2_;
       for (int b = 0; b < 2; ++b)
         for (int a = 0; a < 2; ++a) G[3 * b + a] += s * ((a == b ? 1.0 : 0.0) - t[a] * t[b]);
       break;
@@ -161,11 +169,11 @@ class SapFrictionConeConstraint : public SapConstraint {
                                                                                    double* curvature) const {
   const Projection p = project(vc, gamma);
   if (curvature == nullptr) return p.cost;
-  const double Rt = Rt_, Rn = Rn_, mu = parameters_.mu;
+  const double mu = parameters_.mu;
   const double d0 = dvc[0], d1 = dvc[1], d2 = dvc[2];
   switch (p.region) {
     case FrictionConeRegion::kStiction:
-      *curvature = (d0 * d0 + d1 * d1) / Rt + d2 * d2 / Rn;
+      *curvature = (d0 * d0 + d1 * d1) * inv_Rt_ + d2 * d2 * inv_Rn_;
       break;
     case FrictionConeRegion::kNoContact:
       *curvature = 0.0;
@@ -173,7 +181,7 @@ class SapFrictionConeConstraint : public SapConstraint {
     case FrictionConeRegion::kSliding: {
       const double td = p.t0 * d0 + p.t1 * d1;
       const double fd = mu * td + d2;
-      *curvature = fd * fd / (Rn * (1.0 + p.mu_tilde2)) + (mu * p.gn / (Rt * p.yr)) * (d0 * d0 + d1 * d1 - td * td);
+      *curvature = fd * fd * inv_Rn_1p_mu_tilde2_ + (mu_inv_Rt_ * p.gn * p.inv_yr) * (d0 * d0 + d1 * d1 - td * td);
       break;
     }
   }
