@@ -286,14 +286,19 @@ class BlockSparseCholeskyNumeric {
   using Lower = BlockSparseCholesky::Lower;
 
   // W: the vector width of the run-time-size dense kernels (linalg/dense_kernels.h).
-  static bool factorize_baseline(BlockSparseCholesky& c) { return factorize<2>(c); }
-  COULOMB_TARGET_AVX2 static bool factorize_avx2(BlockSparseCholesky& c) { return factorize<4>(c); }
-  static void solve_baseline(const BlockSparseCholesky& c, double* x) { solve<2>(c, x); }
-  COULOMB_TARGET_AVX2 static void solve_avx2(const BlockSparseCholesky& c, double* x) { solve<4>(c, x); }
+  // skip: nullptr, or one flag per node (by node index): nodes whose flag is set are left out.
+  static bool factorize_baseline(BlockSparseCholesky& c, const char* skip) { return factorize<2>(c, skip); }
+  COULOMB_TARGET_AVX2 static bool factorize_avx2(BlockSparseCholesky& c, const char* skip) {
+    return factorize<4>(c, skip);
+  }
+  static void solve_baseline(const BlockSparseCholesky& c, double* x, const char* skip) { solve<2>(c, x, skip); }
+  COULOMB_TARGET_AVX2 static void solve_avx2(const BlockSparseCholesky& c, double* x, const char* skip) {
+    solve<4>(c, x, skip);
+  }
 
  private:
   template <int W>
-  [[gnu::always_inline]] static inline bool factorize(BlockSparseCholesky& c) {
+  [[gnu::always_inline]] static inline bool factorize(BlockSparseCholesky& c, const char* skip) {
     namespace b6 = internal::block6;
     const int T = c.num_blocks();
     size_t u = 0;
@@ -301,6 +306,15 @@ class BlockSparseCholeskyNumeric {
       Eigen::MatrixXd& D = c.diag_[k];
       const int nk = static_cast<int>(D.rows());
       const std::vector<Lower>& col = c.lower_[k];
+      if (skip != nullptr) {
+        const char skipped = skip[c.order_[k]];
+        for (const Lower& l : col)
+          if (skip[c.order_[l.position]] != skipped) throw_skip_splits_a_component(c.order_[k], c.order_[l.position]);
+        if (skipped) {  // its Schur updates reach only skipped nodes: pass over their targets
+          u += col.size() * (col.size() - 1) / 2;
+          continue;
+        }
+      }
       // Only the lower triangle is the matrix; the factor L_kk overwrites it.
       if (nk == 6) {
         if (!b6::cholesky_in_place(D.data(), c.inv_diag_.data() + c.permuted_offset_[k])) return false;
@@ -344,7 +358,7 @@ class BlockSparseCholeskyNumeric {
   }
 
   template <int W>
-  [[gnu::always_inline]] static inline void solve(const BlockSparseCholesky& c, double* x) {
+  [[gnu::always_inline]] static inline void solve(const BlockSparseCholesky& c, double* x, const char* skip) {
     namespace b6 = internal::block6;
     const int T = c.num_blocks();
     double* y = c.permuted_.data();
@@ -354,6 +368,7 @@ class BlockSparseCholeskyNumeric {
     }
     // Forward: L y = b.
     for (int k = 0; k < T; ++k) {
+      if (skip != nullptr && skip[c.order_[k]]) continue;
       const int nk = c.sizes_[c.order_[k]];
       double* yk = y + c.permuted_offset_[k];
       if (nk == 6) b6::solve_lower(c.diag_[k].data(), c.inv_diag_.data() + c.permuted_offset_[k], yk);
@@ -367,6 +382,7 @@ class BlockSparseCholeskyNumeric {
     }
     // Backward: Lᵀ x = y.
     for (int k = T - 1; k >= 0; --k) {
+      if (skip != nullptr && skip[c.order_[k]]) continue;
       const int nk = c.sizes_[c.order_[k]];
       double* yk = y + c.permuted_offset_[k];
       for (const Lower& l : c.lower_[k]) {
@@ -380,21 +396,47 @@ class BlockSparseCholeskyNumeric {
     }
     for (int k = 0; k < T; ++k) {
       const int t = c.order_[k];
+      if (skip != nullptr && skip[t]) continue;  // x keeps b there
       std::copy_n(y + c.permuted_offset_[k], c.sizes_[t], x + c.offsets_[t]);
     }
+  }
+
+  [[noreturn, gnu::cold, gnu::noinline]] static void throw_skip_splits_a_component(int s, int t) {
+    throw std::invalid_argument("BlockSparseCholesky: nodes " + std::to_string(s) + " and " + std::to_string(t) +
+                                " share a factor block but only one of them is skipped");
   }
 };
 
 const char* BlockSparseCholesky::kernel_copy() { return internal::block_kernels_in_use(); }
 
 bool BlockSparseCholesky::factorize() {
-  return internal::use_avx2_kernels() ? BlockSparseCholeskyNumeric::factorize_avx2(*this)
-                                      : BlockSparseCholeskyNumeric::factorize_baseline(*this);
+  return internal::use_avx2_kernels() ? BlockSparseCholeskyNumeric::factorize_avx2(*this, nullptr)
+                                      : BlockSparseCholeskyNumeric::factorize_baseline(*this, nullptr);
 }
 
 void BlockSparseCholesky::solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const {
-  if (internal::use_avx2_kernels()) BlockSparseCholeskyNumeric::solve_avx2(*this, x.data());
-  else BlockSparseCholeskyNumeric::solve_baseline(*this, x.data());
+  if (x.size() != n_)
+    throw std::invalid_argument("BlockSparseCholesky::solve_in_place: x has " + std::to_string(x.size()) +
+                                " entries, the matrix " + std::to_string(n_));
+  if (internal::use_avx2_kernels()) BlockSparseCholeskyNumeric::solve_avx2(*this, x.data(), nullptr);
+  else BlockSparseCholeskyNumeric::solve_baseline(*this, x.data(), nullptr);
+}
+
+bool BlockSparseCholesky::factorize(const std::vector<char>& skip) {
+  if (skip.size() != sizes_.size())
+    throw std::invalid_argument("BlockSparseCholesky::factorize: " + std::to_string(skip.size()) + " skip flags for " +
+                                std::to_string(sizes_.size()) + " nodes");
+  return internal::use_avx2_kernels() ? BlockSparseCholeskyNumeric::factorize_avx2(*this, skip.data())
+                                      : BlockSparseCholeskyNumeric::factorize_baseline(*this, skip.data());
+}
+
+void BlockSparseCholesky::solve_in_place(Eigen::Ref<Eigen::VectorXd> x, const std::vector<char>& skip) const {
+  if (skip.size() != sizes_.size() || x.size() != n_)
+    throw std::invalid_argument("BlockSparseCholesky::solve_in_place: " + std::to_string(skip.size()) +
+                                " skip flags for " + std::to_string(sizes_.size()) + " nodes, x has " +
+                                std::to_string(x.size()) + " entries for " + std::to_string(n_));
+  if (internal::use_avx2_kernels()) BlockSparseCholeskyNumeric::solve_avx2(*this, x.data(), skip.data());
+  else BlockSparseCholeskyNumeric::solve_baseline(*this, x.data(), skip.data());
 }
 
 Eigen::MatrixXd BlockSparseCholesky::dense() const {

@@ -232,6 +232,83 @@ TEST(BlockSparseCholeskyTest, ResetWritesTheDiagonalAndZeroesTheRest) {
   EXPECT_THROW(chol.reset(with_null), std::invalid_argument);
 }
 
+// factorize(skip) / solve_in_place(x, skip) on three components (a cycle with fill-in, a chain,
+// a lone node): the kept components solve their own subsystems, exactly as the whole
+// factorization does; the skipped ones keep their blocks and their entries of x. A skip that
+// splits a component, or wrong sizes, throw.
+TEST(BlockSparseCholeskyTest, SkippedComponentsAreLeftAsTheyAre) {
+  std::mt19937 rng(105);
+  std::normal_distribution<double> N(0.0, 1.0);
+  const std::vector<int> sizes = {6, 6, 6, 6, 3, 6, 9, 6};
+  // component A: 0-1-2-3-0 (cycle), B: 4-5-6 (chain), C: 7 alone
+  const std::vector<std::pair<int, int>> edges = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {4, 5}, {5, 6}};
+  BlockSparseCholesky chol;
+  chol.analyze(sizes, edges);
+  const int n = chol.size();
+  Eigen::MatrixXd H = Eigen::MatrixXd::Zero(n, n);
+  auto assemble = [&] {
+    chol.set_zero();
+    for (int t = 0; t < 8; ++t) chol.add_block(t, t, H.block(chol.offset(t), chol.offset(t), sizes[t], sizes[t]));
+    for (const auto& [s, t] : edges) chol.add_block(s, t, H.block(chol.offset(s), chol.offset(t), sizes[s], sizes[t]));
+  };
+  {
+    Eigen::MatrixXd B(n + 3, n);
+    for (int i = 0; i < B.rows(); ++i)
+      for (int j = 0; j < n; ++j) B(i, j) = N(rng);
+    const Eigen::MatrixXd full = B.transpose() * B + Eigen::MatrixXd::Identity(n, n);
+    // Keep only the pattern's blocks.
+    for (int t = 0; t < 8; ++t)
+      H.block(chol.offset(t), chol.offset(t), sizes[t], sizes[t]) =
+          full.block(chol.offset(t), chol.offset(t), sizes[t], sizes[t]);
+    for (const auto& [s, t] : edges) {
+      H.block(chol.offset(s), chol.offset(t), sizes[s], sizes[t]) =
+          full.block(chol.offset(s), chol.offset(t), sizes[s], sizes[t]);
+      H.block(chol.offset(t), chol.offset(s), sizes[t], sizes[s]) =
+          full.block(chol.offset(t), chol.offset(s), sizes[t], sizes[s]);
+    }
+    H += n * Eigen::MatrixXd::Identity(n, n);  // diagonally dominant: positive definite
+  }
+  Eigen::VectorXd b(n);
+  for (int i = 0; i < n; ++i) b[i] = N(rng);
+  assemble();
+  ASSERT_TRUE(chol.factorize());
+  Eigen::VectorXd x_all = b;
+  chol.solve_in_place(x_all);
+  ASSERT_LT((H * x_all - b).norm(), 1e-10 * b.norm() * H.norm());
+  const std::vector<int> component = {0, 0, 0, 0, 1, 1, 1, 2};
+  for (int skipped = 0; skipped < 3; ++skipped) {
+    SCOPED_TRACE("component " + std::to_string(skipped) + " skipped");
+    std::vector<char> skip(8);
+    for (int t = 0; t < 8; ++t) skip[t] = component[t] == skipped;
+    assemble();
+    const Eigen::MatrixXd before = chol.dense();
+    ASSERT_TRUE(chol.factorize(skip));
+    Eigen::VectorXd x = b;
+    chol.solve_in_place(x, skip);
+    const Eigen::MatrixXd after = chol.dense();
+    for (int t = 0; t < 8; ++t) {
+      const auto seg = [&](const Eigen::VectorXd& v) { return v.segment(chol.offset(t), sizes[t]); };
+      if (skip[t]) {
+        EXPECT_EQ(seg(x), seg(b)) << "node " << t;
+        EXPECT_EQ(after.block(chol.offset(t), 0, sizes[t], n), before.block(chol.offset(t), 0, sizes[t], n))
+            << "node " << t;
+      } else {
+        // The components are independent: the kept ones solve exactly as in the whole solve.
+        EXPECT_LT((seg(x) - seg(x_all)).norm(), 1e-12 * x_all.norm()) << "node " << t;
+      }
+    }
+  }
+  std::vector<char> split(8, 0);
+  split[1] = 1;  // half of the cycle
+  assemble();
+  EXPECT_THROW(chol.factorize(split), std::invalid_argument);
+  EXPECT_THROW(chol.factorize(std::vector<char>(7, 0)), std::invalid_argument);
+  Eigen::VectorXd x = b;
+  EXPECT_THROW(chol.solve_in_place(x, std::vector<char>(9, 0)), std::invalid_argument);
+  Eigen::VectorXd short_x(n - 1);
+  EXPECT_THROW(chol.solve_in_place(short_x), std::invalid_argument);
+}
+
 // The fill-reducing order (AMD) on a 30 × 30 grid graph, whose natural (row-by-row) order fills
 // the whole band of width 30 (about 26,000 blocks): nested-dissection-like orders keep the fill
 // near n log n. The factor must also still solve the system.

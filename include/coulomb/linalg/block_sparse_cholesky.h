@@ -71,8 +71,19 @@ class BlockSparseCholesky {
 
   /// Factorizes in place. Returns false if the matrix is not (numerically) positive definite.
   bool factorize();
-  /// Solves H x = b in place (x holds b on entry). factorize() must have succeeded.
+  /// Solves H x = b in place (x holds b on entry). factorize() must have succeeded. Throws
+  /// std::invalid_argument when x does not have size() entries.
   void solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const;
+
+  /// factorize() and solve_in_place() on part of the matrix: the nodes t with skip[t] != 0
+  /// (one flag per node) are left out, their blocks untouched and their entries of x kept as
+  /// given. The skipped nodes must be whole connected components of the pattern (no edge or
+  /// fill-in block joins a skipped node to a kept one), so the kept part is the factorization of
+  /// the kept nodes' submatrix: SAP leaves out the islands that have converged. Throws
+  /// std::invalid_argument on a wrong number of flags, a wrong size of x, or a skipped node that
+  /// shares a factor block with a kept one (the factorization may then have been partly done).
+  bool factorize(const std::vector<char>& skip);
+  void solve_in_place(Eigen::Ref<Eigen::VectorXd> x, const std::vector<char>& skip) const;
 
   /// Which compiled copy of the numeric kernels factorize() and solve_in_place() run on this
   /// processor: "avx2-fma" or "baseline" (see the note at the top). Benchmarks report it.

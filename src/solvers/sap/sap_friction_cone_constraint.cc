@@ -112,11 +112,10 @@ void SapFrictionConeConstraint::set_kernel_constants(double Rt, double Rn) {
   const double mu = parameters_.mu;
   inv_Rt_ = 1.0 / Rt;
   inv_Rn_ = 1.0 / Rn;
-  mu_hat_ = mu * Rt / Rn;
-  const double mu_tilde2 = mu * mu_hat_;
-  inv_1p_mu_tilde2_ = 1.0 / (1.0 + mu_tilde2);
-  inv_Rn_1p_mu_tilde2_ = 1.0 / (Rn * (1.0 + mu_tilde2));
-  mu_inv_Rt_ = mu / Rt;
+  mu_hat_ = mu * Rt * inv_Rn_;
+  inv_1p_mu_tilde2_ = 1.0 / (1.0 + mu * mu_hat_);
+  inv_Rn_1p_mu_tilde2_ = inv_Rn_ * inv_1p_mu_tilde2_;
+  mu_inv_Rt_ = mu * inv_Rt_;
 }
 
 void SapFrictionConeConstraint::check(const FrictionConeParameters& p) {

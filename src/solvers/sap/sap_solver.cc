@@ -221,6 +221,13 @@ struct SapSolverWorkspace {
   int num_islands = 0;
   Eigen::VectorXd dvc, dp;  ///< J Δv and A Δv of the Newton step, for the line searches
   SapLineSearchFunction island_line;
+  // Converged islands (block-sparse path): an island that meets Eq. 26 on its own rows is done. Its velocities, impulses and gradient do not change any more (nothing
+  // outside it acts on it), so the Newton matrix's assembly, factorization and solves leave its
+  // trees out (skip_node, by tree; free trees are left out from the start: their Δv is 0).
+  std::vector<char> island_done;
+  std::vector<char> skip_node;
+  int islands_left = 0;
+  bool freeze_islands = true;  ///< false once every island was done without Eq. 26 overall
 };
 
 namespace {
@@ -280,6 +287,33 @@ void find_islands(const SapProblem& problem, SapSolverWorkspace& w) {
   }
   w.island_tree_start[0] = 0;
   w.island_constraint_start[0] = 0;
+}
+
+// Marks the islands that meet Eq. 26 on their own rows as done (see
+// SapSolverWorkspace::island_done) and leaves their trees out of the Newton matrix.
+// Eq. 26 on island k's rows alone.
+bool island_meets_eq26(const SapProblem& problem, const SapSolverParameters& prm, const SapSolverWorkspace& w, int k) {
+  double g2 = 0.0, p2 = 0.0, jc2 = 0.0;
+  for (int a = w.island_tree_start[k]; a < w.island_tree_start[k + 1]; ++a) {
+    const int t = w.island_trees[a], s = problem.tree_start(t), n = problem.tree_size(t);
+    const double *D = w.D.data() + s, *g = w.grad.data() + s, *p = w.p.data() + s, *jc = w.jc.data() + s;
+    for (int j = 0; j < n; ++j) {
+      g2 += (D[j] * g[j]) * (D[j] * g[j]);
+      p2 += (D[j] * p[j]) * (D[j] * p[j]);
+      jc2 += (D[j] * jc[j]) * (D[j] * jc[j]);
+    }
+  }
+  return std::sqrt(g2) < prm.abs_tolerance + prm.rel_tolerance * std::sqrt(std::max(p2, jc2));
+}
+
+void mark_converged_islands(const SapProblem& problem, const SapSolverParameters& prm, SapSolverWorkspace& w) {
+  for (int k = 0; k < w.num_islands; ++k) {
+    if (w.island_done[k] || !island_meets_eq26(problem, prm, w, k)) continue;
+    w.island_done[k] = 1;
+    --w.islands_left;
+    if (!w.skip_node.empty())
+      for (int a = w.island_tree_start[k]; a < w.island_tree_start[k + 1]; ++a) w.skip_node[w.island_trees[a]] = 1;
+  }
 }
 
 }  // namespace
@@ -760,6 +794,7 @@ void locate_targets(const SapProblem& problem, bool dense, SapSolverWorkspace& w
     bool zero = true;
     for (int q = 0; q < r * r && zero; ++q) zero = G[q] == 0.0;
     if (zero) continue;
+    if (!w.skip_node.empty() && w.skip_node[c.tree(0)]) continue;  // a converged island
     const SapSolverWorkspace::Target* t = &w.targets[3 * static_cast<size_t>(i)];
     const Side s0 = side_of(c, 0, i, w);
     double* GJ0 = w.GJ.data();
@@ -831,8 +866,10 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
     for (int t = 0; t < problem.num_trees(); ++t)
       if (!w.tree_touched[t]) w.free_trees.push_back(t);
   }
-  w.num_islands = 0;
-  if (prm.island_line_search) find_islands(problem, w);  // off by default: nothing on the hot path
+  w.num_islands = 0;  // found before the first Newton step (most steps of a settled scene take none)
+  w.islands_left = 0;
+  w.freeze_islands = true;
+  w.skip_node.clear();  // set below on the block-sparse path only
   prepare_constraints(problem, w);
 
   // Stopping-criterion scaling D̃ = diag(A)^{-1/2} (Eq. 25; Drake's choice, digest §3.5).
@@ -858,6 +895,8 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
       if (c.num_trees() == 2) w.edges.emplace_back(c.tree(0), c.tree(1));
     }
     w.chol.analyze(w.block_sizes, w.edges);
+    w.skip_node.resize(problem.num_trees());
+    for (int t = 0; t < problem.num_trees(); ++t) w.skip_node[t] = !w.tree_touched[t];
     w.A_blocks.resize(problem.num_trees());
     for (int t = 0; t < problem.num_trees(); ++t) w.A_blocks[t] = problem.A(t).data();
     locate_targets(problem, /*dense=*/false, w);
@@ -945,16 +984,40 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
       res.status = SapSolverStatus::kMaxIterations;
       break;
     }
+    if (iter == 0 && prm.island_line_search) {
+      find_islands(problem, w);
+      w.island_done.assign(w.num_islands, 0);
+      w.islands_left = w.num_islands;
+    }
+    if (w.num_islands > 1 && w.freeze_islands) {
+      // Islands that meet Eq. 26 on their own rows are done. Every island done need not give
+      // Eq. 26 for the whole problem (the per-island tests add up to it within √2): then they
+      // all go back in, and the rest of the solve searches island by island without leaving
+      // any out (an island that meets its own test stays where it is, as below).
+      mark_converged_islands(problem, prm, w);
+      if (w.islands_left == 0) {
+        std::fill(w.island_done.begin(), w.island_done.end(), 0);
+        for (int t = 0; t < problem.num_trees(); ++t)
+          if (!w.skip_node.empty()) w.skip_node[t] = !w.tree_touched[t];
+        w.islands_left = w.num_islands;
+        w.freeze_islands = false;
+      }
+    }
     // Newton direction H Δv = −∇ℓ, H = A + Jᵀ G J.
     w.dv = -w.grad;
     if (linear_solver == SapLinearSolver::kBlockSparse) {
       w.chol.reset(w.A_blocks);
       assemble_constraint_hessians(problem, w);
-      if (!w.chol.factorize()) {
+      if (!w.chol.factorize(w.skip_node)) {
         res.status = SapSolverStatus::kLinearSolverFailure;
         break;
       }
-      w.chol.solve_in_place(w.dv);
+      w.chol.solve_in_place(w.dv, w.skip_node);
+      // Δv = 0 on the trees left out (free trees have ∇ℓ = 0 there already).
+      if (w.islands_left < w.num_islands)
+        for (int t = 0; t < problem.num_trees(); ++t)
+          if (w.skip_node[t] && w.tree_touched[t])
+            std::fill_n(w.dv.data() + problem.tree_start(t), problem.tree_size(t), 0.0);
     } else if (linear_solver == SapLinearSolver::kSparse) {
       if (!w.cholmod->factorize(problem, w.G, w.G_offset)) {
         res.status = SapSolverStatus::kLinearSolverFailure;
@@ -1005,20 +1068,23 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
       problem.multiply_A(w.dv, w.dp);
       double min_alpha = std::numeric_limits<double>::infinity();
       for (int k = 0; k < w.num_islands; ++k) {
-        double cost_A0 = 0.0, r0 = 0.0, dv_dp = 0.0, g2 = 0.0, p2 = 0.0, jc2 = 0.0, d0 = 0.0;
+        // A converged island stays: its line is flat to round-off, and a search along it would
+        // chase noise. (Once every island has been done, w.freeze_islands is off and the test
+        // is made here each iteration, as the island is not left out of the Newton matrix.)
+        if (w.island_done[k]) continue;
+        if (!w.freeze_islands && island_meets_eq26(problem, prm, w, k)) continue;
+        double cost_A0 = 0.0, r0 = 0.0, dv_dp = 0.0, d0 = 0.0;
         for (int a = w.island_tree_start[k]; a < w.island_tree_start[k + 1]; ++a) {
           const int t = w.island_trees[a], s = problem.tree_start(t), n = problem.tree_size(t);
-          cost_A0 += w.dv_minus.segment(s, n).dot(w.Av_minus.segment(s, n));
-          r0 += w.dv.segment(s, n).dot(w.Av_minus.segment(s, n));
-          dv_dp += w.dv.segment(s, n).dot(w.dp.segment(s, n));
-          d0 += w.dv.segment(s, n).dot(w.grad.segment(s, n));
-          g2 += w.D.segment(s, n).cwiseProduct(w.grad.segment(s, n)).squaredNorm();
-          p2 += w.D.segment(s, n).cwiseProduct(w.p.segment(s, n)).squaredNorm();
-          jc2 += w.D.segment(s, n).cwiseProduct(w.jc.segment(s, n)).squaredNorm();
+          const double *dv = w.dv.data() + s, *dvm = w.dv_minus.data() + s, *Avm = w.Av_minus.data() + s,
+                       *dp = w.dp.data() + s, *g = w.grad.data() + s;
+          for (int j = 0; j < n; ++j) {
+            cost_A0 += dvm[j] * Avm[j];
+            r0 += dv[j] * Avm[j];
+            dv_dp += dv[j] * dp[j];
+            d0 += dv[j] * g[j];
+          }
         }
-        // An island that meets Eq. 26 on its own rows stays: its line is flat to round-off, and
-        // a search along it would chase noise.
-        if (std::sqrt(g2) < prm.abs_tolerance + prm.rel_tolerance * std::sqrt(std::max(p2, jc2))) continue;
         const int c0 = w.island_constraint_start[k];
         w.island_line.reset_island(problem, w.vc.data(), w.dvc.data(), 0.5 * cost_A0, r0, dv_dp,
                                    w.island_constraints.data() + c0, w.island_constraint_start[k + 1] - c0);

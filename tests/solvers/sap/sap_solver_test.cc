@@ -408,6 +408,71 @@ TEST(SapSolverTest, IslandsAreSolvedAsTheirOwnProblems) {
   }
 }
 
+// Converged islands left out (block-sparse path, SapSolverWorkspace::island_done): islands of
+// free bodies from easy to hard guesses, some with a robot-sized tree, at the default and a tight
+// tolerance, with both kernel copies. The solve ends when every island is done; the margin of 2
+// makes that imply Eq. 26 for the whole problem, so the reported momentum error meets ε_r, and
+// the velocities agree with the solve that keeps every tree in the Newton matrix (islands off).
+TEST(SapSolverTest, ConvergedIslandsEndWithTheWholeProblemConverged) {
+  std::mt19937 rng(223);
+  std::normal_distribution<double> N(0.0, 1.0);
+  for (int trial = 0; trial < 6; ++trial) {
+    const int K = 4 + trial, B = 3 + trial % 3;
+    std::vector<MatrixXd> A;
+    std::vector<int> island_of;
+    for (int k = 0; k < K; ++k)
+      for (int b = 0; b < B; ++b) {
+        A.push_back(testing::random_spd(rng, b == 0 && k % 3 == 1 ? 12 : 6));  // a few 12-velocity trees
+        island_of.push_back(k);
+      }
+    std::vector<int> start(A.size() + 1, 0);
+    for (size_t t = 0; t < A.size(); ++t) start[t + 1] = start[t] + static_cast<int>(A[t].rows());
+    const int nv = start.back();
+    VectorXd v_star(nv), guess(nv);
+    for (int i = 0; i < nv; ++i) v_star[i] = N(rng);
+    for (size_t t = 0; t < A.size(); ++t)
+      for (int i = start[t]; i < start[t + 1]; ++i) guess[i] = v_star[i] + std::pow(10.0, island_of[t] % 4 - 1) * N(rng);
+    SapProblem problem(0.01, A, v_star);
+    std::uniform_int_distribution<int> pick(0, B - 1);
+    for (int k = 0; k < K; ++k)
+      for (int i = 0; i < 3 * B; ++i) {
+        const int t0 = B * k + pick(rng), t1 = B * k + pick(rng);
+        FrictionConeParameters p;
+        p.mu = 0.2 + 0.8 * std::abs(N(rng));
+        p.stiffness = std::numeric_limits<double>::infinity();
+        p.phi0 = -1e-3 + 2e-3 * std::abs(N(rng)) * 0.5;
+        auto block = [&](int t) {
+          MatrixXd J(3, A[t].rows());
+          for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < J.cols(); ++c) J(r, c) = N(rng);
+          return J;
+        };
+        if (t0 == t1) problem.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, t0, block(t0)));
+        else problem.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, t0, block(t0), t1, block(t1)));
+      }
+    for (double tolerance : {1e-6, 1e-10}) {
+      for (bool baseline : {false, true}) {
+        SCOPED_TRACE("trial " + std::to_string(trial) + ", eps_r " + std::to_string(tolerance) +
+                     (baseline ? ", baseline copy" : ""));
+        linalg::internal::force_baseline_block_kernels(baseline);
+        SapSolverParameters islands = tight(tolerance), whole = tight(1e-13);
+        islands.linear_solver = whole.linear_solver = SapLinearSolver::kBlockSparse;
+        islands.island_line_search = true;
+        whole.island_line_search = false;
+        islands.cost_rel_tolerance = whole.cost_rel_tolerance = 0.0;  // Eq. 26 only
+        const SapSolverResults r = SapSolver(islands).solve(problem, guess);
+        const SapSolverResults ref = SapSolver(whole).solve(problem, guess);
+        linalg::internal::force_baseline_block_kernels(false);
+        ASSERT_EQ(r.status, SapSolverStatus::kSuccess);
+        ASSERT_EQ(ref.status, SapSolverStatus::kSuccess);
+        EXPECT_LT(r.momentum_error, tolerance);
+        // An error ε_r in momentum moves v by about ε_r times the condition of the Newton matrix.
+        EXPECT_LT((r.v - ref.v).norm(), 1e3 * tolerance * std::max(1.0, ref.v.norm()));
+      }
+    }
+  }
+}
+
 // One solver object reused across problems of different sizes and patterns (its buffers and
 // symbolic analysis are kept between solves) gives what a fresh solver gives; so does a problem
 // rebuilt with reset() and caller-owned constraints.
