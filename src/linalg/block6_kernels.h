@@ -187,6 +187,68 @@ COULOMB_BLOCK6_INLINE void add_JtGJ_3x6(const double* Jx, const double* GJy, dou
   }
 }
 
+/// The lower triangle of out (6 × 6) += Jxᵀ GJx, the diagonal block of one contact on a free body.
+/// Columns 0–1 are written whole, columns 2–3 from row 2 and columns 4–5 from row 4 (rows 2–3 of
+/// column 3 and row 4 of column 5 are upper-triangle entries, written but never read: the
+/// factorizations read the lower triangle only). 8 vector multiply-adds per row of Jx instead of
+/// add_JtGJ_3x6's 12.
+COULOMB_BLOCK6_INLINE void add_JtGJ_3x6_lower(const double* Jx, const double* GJx, double* out) {
+  double t[18];  // Jxᵀ, 6 × 3 column-major: column r is row r of Jx
+  COULOMB_BLOCK6_UNROLL
+  for (int r = 0; r < 3; ++r)
+    COULOMB_BLOCK6_UNROLL
+    for (int i = 0; i < 6; ++i) t[6 * r + i] = Jx[r + 3 * i];
+  v4 top[3], mid[3];
+  v2 bottom[3];
+  COULOMB_BLOCK6_UNROLL
+  for (int r = 0; r < 3; ++r) {
+    top[r] = load4(t + 6 * r);         // rows 0–3
+    mid[r] = load4(t + 6 * r + 2);     // rows 2–5
+    bottom[r] = load2(t + 6 * r + 4);  // rows 4–5
+  }
+  COULOMB_BLOCK6_UNROLL
+  for (int j = 0; j < 2; ++j) {
+    v4 c4 = load4(out + 6 * j);
+    v2 c2 = load2(out + 6 * j + 4);
+    COULOMB_BLOCK6_UNROLL
+    for (int r = 0; r < 3; ++r) {
+      c4 += top[r] * GJx[3 * j + r];
+      c2 += bottom[r] * GJx[3 * j + r];
+    }
+    store4(out + 6 * j, c4);
+    store2(out + 6 * j + 4, c2);
+  }
+  COULOMB_BLOCK6_UNROLL
+  for (int j = 2; j < 4; ++j) {
+    v4 c4 = load4(out + 6 * j + 2);
+    COULOMB_BLOCK6_UNROLL
+    for (int r = 0; r < 3; ++r) c4 += mid[r] * GJx[3 * j + r];
+    store4(out + 6 * j + 2, c4);
+  }
+  COULOMB_BLOCK6_UNROLL
+  for (int j = 4; j < 6; ++j) {
+    v2 c2 = load2(out + 6 * j + 4);
+    COULOMB_BLOCK6_UNROLL
+    for (int r = 0; r < 3; ++r) c2 += bottom[r] * GJx[3 * j + r];
+    store2(out + 6 * j + 4, c2);
+  }
+}
+
+/// GJ (3 × 6) = G J for a 3 × 3 G and a 3 × 6 J (column-major): a contact's G times its block on
+/// a free body. Reads exactly G's 9 and J's 18 entries; columns 0–4 of GJ are stored 4 wide (the
+/// 4th lane lands on the next column's first entry, which its own store then overwrites), the
+/// last one 2 + 1 wide.
+COULOMB_BLOCK6_INLINE void multiply_GJ_3x6(const double* G, const double* J, double* GJ) {
+  const v4 g0 = load4(G), g1 = load4(G + 3);
+  const v4 g2 = {G[6], G[7], G[8], 0.0};
+  COULOMB_BLOCK6_UNROLL
+  for (int j = 0; j < 5; ++j) store4(GJ + 3 * j, g0 * J[3 * j] + g1 * J[3 * j + 1] + g2 * J[3 * j + 2]);
+  const v4 last = g0 * J[15] + g1 * J[16] + g2 * J[17];
+  GJ[15] = last[0];
+  GJ[16] = last[1];
+  GJ[17] = last[2];
+}
+
 /// y −= B x for a 6 × 6 block B.
 COULOMB_BLOCK6_INLINE void subtract_gemv(const double* B, const double* x, double* y) {
   v4 y4 = load4(y);

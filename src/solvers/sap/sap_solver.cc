@@ -70,8 +70,7 @@ using OuterStrided = Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
 // GJ (r × n) = G (r × r) J (r × n).
 [[gnu::always_inline]] inline void multiply_GJ(const double* G, int r, const double* J, int n, double* GJ) {
   if (r == 3 && n == 6) {
-    Eigen::Map<Eigen::Matrix<double, 3, 6>>(GJ).noalias() =
-        Eigen::Map<const Eigen::Matrix3d>(G) * Eigen::Map<const Eigen::Matrix<double, 3, 6>>(J);
+    linalg::internal::block6::multiply_GJ_3x6(G, J, GJ);
   } else if (r == 3) {
     Eigen::Map<ColMajor3X>(GJ, 3, n).noalias() = Eigen::Map<const Eigen::Matrix3d>(G) * Eigen::Map<const ColMajor3X>(J, 3, n);
   } else if (r == 1) {
@@ -744,12 +743,12 @@ void locate_targets(const SapProblem& problem, bool dense, SapSolverWorkspace& w
 }
 
 // out += x.Jᵀ GJ_x on a diagonal block (the same side on both hands), lower triangle only: the
-// factorizations read nothing else. Free bodies' 3 × 6 contact blocks keep the full-block
-// kernel (its register layout writes whole columns); a robot's side (k columns of its tree,
-// sorted, compacted or all) writes its k(k+1)/2 entries straight to their places.
+// factorizations read nothing else. Free bodies' 3 × 6 contact blocks take the lower-triangle
+// register kernel (block6::add_JtGJ_3x6_lower); a robot's side (k columns of its tree, sorted,
+// compacted or all) writes its k(k+1)/2 entries straight to their places.
 [[gnu::always_inline]] inline void add_diagonal_product(const Side& x, int r, const double* GJx, double* out, int ld) {
   if (x.cols == nullptr && r == 3 && x.k == 6 && ld == 6) {
-    add_JtGJ(x.J, r, x.k, GJx, x.k, out, ld);
+    linalg::internal::block6::add_JtGJ_3x6_lower(x.J, GJx, out);
     return;
   }
   if (r == 3) {  // contacts
