@@ -158,14 +158,19 @@ COULOMB_BLOCK6_INLINE void solve_right_lower_transpose(const double* L, double* 
   }
 }
 
+/// t (6 × 3, column-major) = Jᵀ for a 3 × 6 column-major J.
+COULOMB_BLOCK6_INLINE void transpose_3x6(const double* J, double* t) {
+  COULOMB_BLOCK6_UNROLL
+  for (int r = 0; r < 3; ++r)
+    COULOMB_BLOCK6_UNROLL
+    for (int i = 0; i < 6; ++i) t[6 * r + i] = J[r + 3 * i];
+}
+
 /// out (6 × 6) += Jxᵀ GJy for 3 × 6 blocks Jx and GJy (column-major, leading dimension 3): the
 /// contribution of one contact to SAP's Hessian, J_aᵀ G J_b (Castro et al. Eq. 29).
 COULOMB_BLOCK6_INLINE void add_JtGJ_3x6(const double* Jx, const double* GJy, double* out) {
   double t[18];  // Jxᵀ, 6 × 3 column-major: column r is row r of Jx
-  COULOMB_BLOCK6_UNROLL
-  for (int r = 0; r < 3; ++r)
-    COULOMB_BLOCK6_UNROLL
-    for (int i = 0; i < 6; ++i) t[6 * r + i] = Jx[r + 3 * i];
+  transpose_3x6(Jx, t);
   v4 x4[3];
   v2 x2[3];
   COULOMB_BLOCK6_UNROLL
@@ -194,10 +199,7 @@ COULOMB_BLOCK6_INLINE void add_JtGJ_3x6(const double* Jx, const double* GJy, dou
 /// add_JtGJ_3x6's 12.
 COULOMB_BLOCK6_INLINE void add_JtGJ_3x6_lower(const double* Jx, const double* GJx, double* out) {
   double t[18];  // Jxᵀ, 6 × 3 column-major: column r is row r of Jx
-  COULOMB_BLOCK6_UNROLL
-  for (int r = 0; r < 3; ++r)
-    COULOMB_BLOCK6_UNROLL
-    for (int i = 0; i < 6; ++i) t[6 * r + i] = Jx[r + 3 * i];
+  transpose_3x6(Jx, t);
   v4 top[3], mid[3];
   v2 bottom[3];
   COULOMB_BLOCK6_UNROLL

@@ -14,6 +14,26 @@
 namespace coulomb::linalg {
 namespace {
 
+/// Adds JₛᵀJₛ, JₜᵀJₜ and JₛᵀJₜ for a random 3-row J on the edge (s, t) to chol, and (when H is
+/// given) to the dense H at the same places: one constraint coupling two nodes.
+void add_random_coupling(std::mt19937& rng, BlockSparseCholesky& chol, const std::vector<int>& sizes, int s, int t,
+                         Eigen::MatrixXd* H = nullptr) {
+  std::normal_distribution<double> N(0.0, 1.0);
+  Eigen::MatrixXd Js(3, sizes[s]), Jt(3, sizes[t]);
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < sizes[s]; ++j) Js(i, j) = N(rng);
+    for (int j = 0; j < sizes[t]; ++j) Jt(i, j) = N(rng);
+  }
+  chol.add_block(s, s, Js.transpose() * Js);
+  chol.add_block(t, t, Jt.transpose() * Jt);
+  chol.add_block(s, t, Js.transpose() * Jt);
+  if (H == nullptr) return;
+  H->block(chol.offset(s), chol.offset(s), sizes[s], sizes[s]) += Js.transpose() * Js;
+  H->block(chol.offset(t), chol.offset(t), sizes[t], sizes[t]) += Jt.transpose() * Jt;
+  H->block(chol.offset(s), chol.offset(t), sizes[s], sizes[t]) += Js.transpose() * Jt;
+  H->block(chol.offset(t), chol.offset(s), sizes[t], sizes[s]) += Jt.transpose() * Js;
+}
+
 /// Solves a random SPD system with this pattern (Σ over edges of JᵀJ for random 3-row J, plus
 /// diagonal terms), checks it against a dense LLT and returns the solution.
 Eigen::VectorXd check_pattern(std::mt19937& rng, const std::vector<int>& sizes, const std::vector<std::pair<int, int>>& edges) {
@@ -27,16 +47,7 @@ Eigen::VectorXd check_pattern(std::mt19937& rng, const std::vector<int>& sizes, 
       for (int j = 0; j < B.cols(); ++j) B(i, j) = N(rng);
     chol.add_block(t, t, B.transpose() * B + 0.1 * Eigen::MatrixXd::Identity(sizes[t], sizes[t]));
   }
-  for (const auto& [s, t] : edges) {
-    Eigen::MatrixXd Js(3, sizes[s]), Jt(3, sizes[t]);
-    for (int i = 0; i < 3; ++i) {
-      for (int j = 0; j < sizes[s]; ++j) Js(i, j) = N(rng);
-      for (int j = 0; j < sizes[t]; ++j) Jt(i, j) = N(rng);
-    }
-    chol.add_block(s, s, Js.transpose() * Js);
-    chol.add_block(t, t, Jt.transpose() * Jt);
-    chol.add_block(s, t, Js.transpose() * Jt);
-  }
+  for (const auto& [s, t] : edges) add_random_coupling(rng, chol, sizes, s, t);
   const Eigen::MatrixXd H = chol.dense();
   EXPECT_LT((H - H.transpose()).norm(), 1e-12 * H.norm());
   Eigen::VectorXd b(chol.size());
@@ -205,20 +216,7 @@ TEST(BlockSparseCholeskyTest, ResetWritesTheDiagonalAndZeroesTheRest) {
     chol.reset(D_data);
     EXPECT_EQ(chol.dense(), H_diag);  // exact: copies and zeros only
     Eigen::MatrixXd H = H_diag;
-    for (const auto& [s, t] : edges) {
-      Eigen::MatrixXd Js(3, sizes[s]), Jt(3, sizes[t]);
-      for (int i = 0; i < 3; ++i) {
-        for (int j = 0; j < sizes[s]; ++j) Js(i, j) = N(rng);
-        for (int j = 0; j < sizes[t]; ++j) Jt(i, j) = N(rng);
-      }
-      chol.add_block(s, s, Js.transpose() * Js);
-      chol.add_block(t, t, Jt.transpose() * Jt);
-      chol.add_block(s, t, Js.transpose() * Jt);
-      H.block(chol.offset(s), chol.offset(s), sizes[s], sizes[s]) += Js.transpose() * Js;
-      H.block(chol.offset(t), chol.offset(t), sizes[t], sizes[t]) += Jt.transpose() * Jt;
-      H.block(chol.offset(s), chol.offset(t), sizes[s], sizes[t]) += Js.transpose() * Jt;
-      H.block(chol.offset(t), chol.offset(s), sizes[t], sizes[s]) += Jt.transpose() * Js;
-    }
+    for (const auto& [s, t] : edges) add_random_coupling(rng, chol, sizes, s, t, &H);
     ASSERT_TRUE(chol.factorize());  // every block now holds the factor, fill-in too
     Eigen::VectorXd b(30);
     for (int i = 0; i < 30; ++i) b[i] = N(rng);
