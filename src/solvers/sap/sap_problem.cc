@@ -103,7 +103,8 @@ namespace {
 // y = A x for a small tree (n < 8, not a free body): columns of A, without the dispatch of
 // Eigen's dynamic product. Compiled once, for the baseline: in the AVX2 copy GCC vectorizes the
 // run-time-length loop 4 wide, and a 3-velocity tree (spring_cylinder) then runs only its
-// scalar epilogue behind the vector loop's checks (+370 instructions a step).
+// scalar epilogue behind the vector loop's checks (spring_cylinder's multiply_A, 1,000 steps:
+// 1.33 M instructions inlined in the AVX2 copy, 1.23 M out of it).
 [[gnu::noinline]] void small_tree_multiply(const double* A, int n, const double* x, double* y) {
   for (int i = 0; i < n; ++i) y[i] = 0.0;
   for (int j = 0; j < n; ++j) {
@@ -217,9 +218,6 @@ COULOMB_TARGET_AVX2 void multiply_J_transpose_avx2(const std::vector<SapConstrai
   multiply_J_transpose_body(constraints, row_start, tree_start, nv, gamma, x);
 }
 
-}  // namespace
-
-namespace {
 [[noreturn, gnu::cold, gnu::noinline]] void throw_product_sizes(const char* what, Eigen::Index in,
                                                                 Eigen::Index in_expected, Eigen::Index out,
                                                                 Eigen::Index out_expected) {

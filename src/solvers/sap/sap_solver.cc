@@ -220,9 +220,11 @@ struct SapSolverWorkspace {
   int num_islands = 0;
   Eigen::VectorXd dvc, dp;  ///< J Δv and A Δv of the Newton step, for the line searches
   SapLineSearchFunction island_line;
-  // Converged islands (block-sparse path): an island that meets Eq. 26 on its own rows is done. Its velocities, impulses and gradient do not change any more (nothing
-  // outside it acts on it), so the Newton matrix's assembly, factorization and solves leave its
-  // trees out (skip_node, by tree; free trees are left out from the start: their Δv is 0).
+  // Converged islands: an island that meets Eq. 26 on its own rows is done. Its velocities,
+  // impulses and gradient do not change any more (nothing outside it acts on it), so the line
+  // searches pass it over and, on the block-sparse path, the Newton matrix's assembly,
+  // factorization and solves leave its trees out (skip_node, by tree; empty on the other paths;
+  // free trees are left out from the start: their Δv is 0).
   std::vector<char> island_done;
   std::vector<char> skip_node;
   int islands_left = 0;
@@ -288,8 +290,12 @@ void find_islands(const SapProblem& problem, SapSolverWorkspace& w) {
   w.island_constraint_start[0] = 0;
 }
 
-// Marks the islands that meet Eq. 26 on their own rows as done (see
-// SapSolverWorkspace::island_done) and leaves their trees out of the Newton matrix.
+// skip_node as at the start of a block-sparse solve: only the trees no constraint touches.
+void skip_free_trees_only(const SapProblem& problem, SapSolverWorkspace& w) {
+  w.skip_node.resize(problem.num_trees());
+  for (int t = 0; t < problem.num_trees(); ++t) w.skip_node[t] = !w.tree_touched[t];
+}
+
 // Eq. 26 on island k's rows alone.
 bool island_meets_eq26(const SapProblem& problem, const SapSolverParameters& prm, const SapSolverWorkspace& w, int k) {
   double g2 = 0.0, p2 = 0.0, jc2 = 0.0;
@@ -305,6 +311,9 @@ bool island_meets_eq26(const SapProblem& problem, const SapSolverParameters& prm
   return std::sqrt(g2) < prm.abs_tolerance + prm.rel_tolerance * std::sqrt(std::max(p2, jc2));
 }
 
+// Marks the islands that meet Eq. 26 on their own rows as done (see
+// SapSolverWorkspace::island_done) and, on the block-sparse path, leaves their trees out of the
+// Newton matrix.
 void mark_converged_islands(const SapProblem& problem, const SapSolverParameters& prm, SapSolverWorkspace& w) {
   for (int k = 0; k < w.num_islands; ++k) {
     if (w.island_done[k] || !island_meets_eq26(problem, prm, w, k)) continue;
@@ -361,8 +370,8 @@ void multiply_J(const SapProblem& problem, const SapSolverWorkspace& w, const do
       for (int k = 0; k < c.num_trees(); ++k) {
         const double* vt = v + problem.tree_start(c.tree(k));
         const Side x = side_of(c, k, i, w);
-        if (x.k == 6 && x.cols == nullptr)  // a free body
-          out.noalias() += Eigen::Map<const Eigen::Matrix<double, 3, 6>>(x.J) * Eigen::Map<const Eigen::Matrix<double, 6, 1>>(vt);
+        if (x.k == 6 && x.cols == nullptr)  // a free body: SapProblem::multiply_J's kernel
+          linalg::internal::block6::add_multiply_3x6(x.J, vt, out.data());
         else
           for (int b = 0; b < x.k; ++b)
             out += Eigen::Map<const Eigen::Vector3d>(x.J + 3 * static_cast<ptrdiff_t>(b)) * vt[x.cols != nullptr ? x.cols[b] : b];
@@ -399,8 +408,7 @@ void multiply_J_transpose(const SapProblem& problem, const SapSolverWorkspace& w
       double* xt = x + problem.tree_start(c.tree(k));
       const Side s = side_of(c, k, i, w);
       if (r == 3 && s.k == 6 && s.cols == nullptr) {  // a contact on a free body
-        Eigen::Map<Eigen::Matrix<double, 6, 1>>(xt).noalias() +=
-            Eigen::Map<const Eigen::Matrix<double, 3, 6>>(s.J).transpose() * Eigen::Map<const Eigen::Vector3d>(g);
+        linalg::internal::block6::add_multiply_transpose_3x6(s.J, g, xt);
         continue;
       }
       if (r == 3) {  // contacts
@@ -790,10 +798,10 @@ void locate_targets(const SapProblem& problem, bool dense, SapSolverWorkspace& w
     const int r = c.num_rows();
     const double* G = w.G.data() + w.G_offset[i];
     // Inactive constraints (a contact out of reach, a limit not engaged) have G = 0: skip them.
+    if (!w.skip_node.empty() && w.skip_node[c.tree(0)]) continue;  // a converged island
     bool zero = true;
     for (int q = 0; q < r * r && zero; ++q) zero = G[q] == 0.0;
     if (zero) continue;
-    if (!w.skip_node.empty() && w.skip_node[c.tree(0)]) continue;  // a converged island
     const SapSolverWorkspace::Target* t = &w.targets[3 * static_cast<size_t>(i)];
     const Side s0 = side_of(c, 0, i, w);
     double* GJ0 = w.GJ.data();
@@ -894,8 +902,7 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
       if (c.num_trees() == 2) w.edges.emplace_back(c.tree(0), c.tree(1));
     }
     w.chol.analyze(w.block_sizes, w.edges);
-    w.skip_node.resize(problem.num_trees());
-    for (int t = 0; t < problem.num_trees(); ++t) w.skip_node[t] = !w.tree_touched[t];
+    skip_free_trees_only(problem, w);
     w.A_blocks.resize(problem.num_trees());
     for (int t = 0; t < problem.num_trees(); ++t) w.A_blocks[t] = problem.A(t).data();
     locate_targets(problem, /*dense=*/false, w);
@@ -996,8 +1003,7 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
       mark_converged_islands(problem, prm, w);
       if (w.islands_left == 0) {
         std::fill(w.island_done.begin(), w.island_done.end(), 0);
-        for (int t = 0; t < problem.num_trees(); ++t)
-          if (!w.skip_node.empty()) w.skip_node[t] = !w.tree_touched[t];
+        if (!w.skip_node.empty()) skip_free_trees_only(problem, w);
         w.islands_left = w.num_islands;
         w.freeze_islands = false;
       }

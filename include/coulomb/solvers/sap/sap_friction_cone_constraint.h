@@ -92,7 +92,7 @@ class SapFrictionConeConstraint : public SapConstraint {
   // R and v̂_n of prepare() as plain numbers (R_ and v_hat_ of the base are heap vectors), and
   // what the kernels would otherwise divide by at every evaluation (the line search evaluates
   // every contact some five times per Newton iteration): 1/R_t, 1/R_n, μ̂ = μ R_t/R_n,
-  // μ̃² = μ μ̂, 1/(1 + μ̃²), 1/(R_n (1 + μ̃²)) and μ/R_t.
+  // 1/(1 + μ̃²), 1/(R_n (1 + μ̃²)) and μ/R_t, with μ̃² = μ μ̂.
   double Rt_ = 1.0, Rn_ = 1.0, vn_hat_ = 0.0;
   double inv_Rt_ = 1.0, inv_Rn_ = 1.0, mu_hat_ = 0.0, inv_1p_mu_tilde2_ = 1.0, inv_Rn_1p_mu_tilde2_ = 1.0,
          mu_inv_Rt_ = 0.0;
