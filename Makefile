@@ -11,6 +11,10 @@
 #   make bench-peers   coulomb against MuJoCo 4, Drake and Pinocchio, same scenes, same run, in
 #                its own venv (build/bench-venv): rewrites docs/benchmarks-peers.md and its plots
 #                (scripts/bench_peers.sh; PEERS_SEEDS, PEERS_STEPS_SCALE, PEERS_SCENES)
+#   make bench-instructions  instructions per step, coulomb SAP against MuJoCo 4 (Newton, CG), counted by
+#                callgrind (exact from run to run, unlike the timings on a shared machine):
+#                rewrites docs/benchmarks-instructions.md (scripts/bench_instructions.sh;
+#                INSTR_SCENES, INSTR_STEPS_SCALE, INSTR_SEED; ~40-50 minutes)
 #   make bench-report  rerun the benchmarks and rewrite docs/benchmarks.md (and docs/fidelity.md)
 #   make fidelity-report  run the analytic checks (coulomb_fidelity) and rewrite docs/fidelity.md
 #   make experiments  deps + build + Zapolsky & Drumwright's controller experiments (coulomb
@@ -37,7 +41,8 @@ EXPERIMENT_ARGS ?=
 # quadruped standing under PD control with 40 objects dropped around it), outputs in coulomb-out/.
 DEMO_ARGS ?= simulate -o coulomb-out
 
-.PHONY: all deps configure build demo test test-sanitize python-test fuzz bench bench-peers bench-report fidelity-report experiments clean
+.PHONY: all deps configure build demo test test-sanitize python-test fuzz bench bench-peers bench-instructions \
+        bench-report fidelity-report experiments clean
 
 all: build
 
@@ -103,6 +108,11 @@ bench: deps
 bench-peers: deps
 	@$(MAKE) --no-print-directory configure
 	BUILD_DIR=$(BUILD_DIR) bash scripts/bench_peers.sh docs/benchmarks-peers.md
+
+# Callgrind's instruction counts inside the step call, coulomb against MuJoCo 4 (the same venv).
+bench-instructions: deps
+	@$(MAKE) --no-print-directory configure
+	BUILD_DIR=$(BUILD_DIR) bash scripts/bench_instructions.sh docs/benchmarks-instructions.md
 
 bench-report: deps
 	@$(MAKE) --no-print-directory build

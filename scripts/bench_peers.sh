@@ -16,17 +16,11 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OUT=${1:-docs/benchmarks-peers.md}
 BUILD_DIR=${BUILD_DIR:-build}
-VENV=$BUILD_DIR/bench-venv
 WORK=$BUILD_DIR/bench-peers
 mkdir -p "$WORK"
 
-# 1. the venv
-if [[ ! -f "$VENV/.peers-installed" ]]; then
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install --quiet "mujoco>=4,<5" drake "pin>=4,<5" numpy matplotlib
-  touch "$VENV/.peers-installed"
-fi
-PY=$VENV/bin/python
+# 1. the venv (scripts/bench_venv.sh: VENV, PY)
+source scripts/bench_venv.sh
 
 # 2. the programs
 [[ -f "$BUILD_DIR/build.ninja" ]] || cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release

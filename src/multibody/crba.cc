@@ -1,5 +1,7 @@
 #include "coulomb/multibody/crba.h"
 
+#include "linalg/block_kernels.h"  // COULOMB_TARGET_AVX2, use_avx2_kernels
+
 namespace coulomb::multibody {
 
 namespace {
@@ -26,7 +28,8 @@ void composite_inertias(const Model& model, Workspace& ws) {
 // ancestor of, or is, the other) is overwritten, both triangles; every other entry (different
 // trees, or different branches of one tree) is structurally zero and is not touched (the
 // caller zeroed it when sizing M), so M is not cleared here. Armature added on the diagonal.
-void fill_mass_matrix(const Model& model, Workspace& ws, int first, int end, int v_offset, Eigen::MatrixXd& M) {
+[[gnu::always_inline]] inline void fill_mass_matrix_body(const Model& model, Workspace& ws, int first, int end,
+                                                       int v_offset, Eigen::MatrixXd& M) {
   const auto& bodies = model.bodies();
   for (int i = first; i < end; ++i) {
     const Joint& joint_i = bodies[i].joint;
@@ -48,6 +51,23 @@ void fill_mass_matrix(const Model& model, Workspace& ws, int first, int end, int
   }
   // Joint armature (rotor inertia in joint space): M += diag(armature).
   if (model.has_armature()) M.diagonal() += model.armature().segment(v_offset, M.rows());
+}
+
+// Compiled twice, like the block kernels (linalg/block_kernels.h): the spatial algebra's 3 × 3
+// products contract into FMAs where the processor has them (momentum.cc likewise). Humanoid_drop,
+// 1,000 steps: 14.1 M → 10.8 M instructions. composite_inertias stays single: its AVX2 copy
+// executed more (8.7 M → 10.4 M).
+void fill_mass_matrix_baseline(const Model& model, Workspace& ws, int first, int end, int v_offset,
+                               Eigen::MatrixXd& M) {
+  fill_mass_matrix_body(model, ws, first, end, v_offset, M);
+}
+COULOMB_TARGET_AVX2 void fill_mass_matrix_avx2(const Model& model, Workspace& ws, int first, int end, int v_offset,
+                                               Eigen::MatrixXd& M) {
+  fill_mass_matrix_body(model, ws, first, end, v_offset, M);
+}
+void fill_mass_matrix(const Model& model, Workspace& ws, int first, int end, int v_offset, Eigen::MatrixXd& M) {
+  if (linalg::internal::use_avx2_kernels()) fill_mass_matrix_avx2(model, ws, first, end, v_offset, M);
+  else fill_mass_matrix_baseline(model, ws, first, end, v_offset, M);
 }
 
 void joint_poses(const Model& model, Workspace& ws, const ConstVectorRef& q) {

@@ -1,12 +1,15 @@
 #include "coulomb/multibody/momentum.h"
 
+#include "linalg/block_kernels.h"  // COULOMB_TARGET_AVX2, use_avx2_kernels
+
 namespace coulomb::multibody {
 
 namespace {
 
 // kBias: also β (the gravity wrenches, V ×* h and the floating joints' Ṡᵀh); without it only p.
 template <bool kBias>
-void momentum_passes(const Model& model, Workspace& ws, const ConstVectorRef& q, const ConstVectorRef& v) {
+[[gnu::always_inline]] inline void momentum_passes(const Model& model, Workspace& ws, const ConstVectorRef& q,
+                                                   const ConstVectorRef& v) {
   const auto& bodies = model.bodies();
   const int n = model.num_bodies();
   // Forward pass: joint poses, body velocities V_i, and each body's own momentum I_i V_i and
@@ -66,12 +69,25 @@ void momentum_passes(const Model& model, Workspace& ws, const ConstVectorRef& q,
   }
 }
 
+// The passes compiled twice, like the block kernels (linalg/block_kernels.h): the spatial
+// algebra's 3 × 3 products and cross products contract into FMAs where the processor has them.
+template <bool kBias>
+void momentum_passes_baseline(const Model& model, Workspace& ws, const ConstVectorRef& q, const ConstVectorRef& v) {
+  momentum_passes<kBias>(model, ws, q, v);
+}
+template <bool kBias>
+COULOMB_TARGET_AVX2 void momentum_passes_avx2(const Model& model, Workspace& ws, const ConstVectorRef& q,
+                                              const ConstVectorRef& v) {
+  momentum_passes<kBias>(model, ws, q, v);
+}
+
 }  // namespace
 
 void generalized_momentum(const Model& model, Workspace& ws, const ConstVectorRef& q, const ConstVectorRef& v,
                           bool with_bias) {
-  if (with_bias) momentum_passes<true>(model, ws, q, v);
-  else momentum_passes<false>(model, ws, q, v);
+  const bool avx2 = linalg::internal::use_avx2_kernels();
+  if (with_bias) avx2 ? momentum_passes_avx2<true>(model, ws, q, v) : momentum_passes_baseline<true>(model, ws, q, v);
+  else avx2 ? momentum_passes_avx2<false>(model, ws, q, v) : momentum_passes_baseline<false>(model, ws, q, v);
 }
 
 }  // namespace coulomb::multibody

@@ -9,6 +9,7 @@
 
 #include "coulomb/multibody/energy.h"
 #include "coulomb/multibody/rnea.h"
+#include "../../src/linalg/block_kernels.h"  // force_baseline_block_kernels: both copies of the fill
 #include "test_models.h"
 
 namespace coulomb::multibody {
@@ -17,27 +18,33 @@ namespace {
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 
+// The mass matrix's fill is compiled twice (x86-64 baseline; AVX2 + FMA, chosen at run time):
+// both copies are checked.
 TEST(CrbaTest, SymmetricPositiveDefiniteAndMatchesRneaColumns) {
-  std::mt19937 rng(5);
-  for (int trial = 0; trial < 10; ++trial) {
-    const Model model = testing::make_random_tree(rng, 15, trial % 2 == 0, trial % 3 == 0);
-    Workspace ws(model);
-    const VectorXd q = random_configuration(model, rng);
-    const MatrixXd M = crba(model, ws, q);
-    EXPECT_LT((M - M.transpose()).cwiseAbs().maxCoeff(), 1e-12 * M.cwiseAbs().maxCoeff());
-    Eigen::LLT<MatrixXd> llt(M);
-    EXPECT_EQ(llt.info(), Eigen::Success);
-    EXPECT_GT(Eigen::SelfAdjointEigenSolver<MatrixXd>(M).eigenvalues().minCoeff(), 0.0);
-    // Column i of M is RNEA(q, 0, e_i) − RNEA(q, 0, 0).
-    const VectorXd zero = VectorXd::Zero(model.nv());
-    const VectorXd g = generalized_gravity(model, ws, q);
-    MatrixXd M_rnea(model.nv(), model.nv());
-    for (int i = 0; i < model.nv(); ++i) M_rnea.col(i) = rnea(model, ws, q, zero, VectorXd::Unit(model.nv(), i)) - g;
-    EXPECT_LT(testing::relative_error(M, M_rnea), 1e-11);
-    // Kinetic energy summed body by body equals ½ vᵀ M v.
-    const VectorXd v = testing::random_vector(rng, model.nv());
-    EXPECT_NEAR(kinetic_energy(model, ws, q, v), 0.5 * v.dot(M * v), 1e-11 * std::max(1.0, v.dot(M * v)));
+  for (bool baseline : {true, false}) {
+    linalg::internal::force_baseline_block_kernels(baseline);
+    std::mt19937 rng(5);
+    for (int trial = 0; trial < 10; ++trial) {
+      const Model model = testing::make_random_tree(rng, 15, trial % 2 == 0, trial % 3 == 0);
+      Workspace ws(model);
+      const VectorXd q = random_configuration(model, rng);
+      const MatrixXd M = crba(model, ws, q);
+      EXPECT_LT((M - M.transpose()).cwiseAbs().maxCoeff(), 1e-12 * M.cwiseAbs().maxCoeff());
+      Eigen::LLT<MatrixXd> llt(M);
+      EXPECT_EQ(llt.info(), Eigen::Success);
+      EXPECT_GT(Eigen::SelfAdjointEigenSolver<MatrixXd>(M).eigenvalues().minCoeff(), 0.0);
+      // Column i of M is RNEA(q, 0, e_i) − RNEA(q, 0, 0).
+      const VectorXd zero = VectorXd::Zero(model.nv());
+      const VectorXd g = generalized_gravity(model, ws, q);
+      MatrixXd M_rnea(model.nv(), model.nv());
+      for (int i = 0; i < model.nv(); ++i) M_rnea.col(i) = rnea(model, ws, q, zero, VectorXd::Unit(model.nv(), i)) - g;
+      EXPECT_LT(testing::relative_error(M, M_rnea), 1e-11);
+      // Kinetic energy summed body by body equals ½ vᵀ M v.
+      const VectorXd v = testing::random_vector(rng, model.nv());
+      EXPECT_NEAR(kinetic_energy(model, ws, q, v), 0.5 * v.dot(M * v), 1e-11 * std::max(1.0, v.dot(M * v)));
+    }
   }
+  linalg::internal::force_baseline_block_kernels(false);
 }
 
 TEST(CrbaTest, SeparateTreesAreDecoupled) {
