@@ -428,6 +428,10 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   // increment is δt times an acceleration that varies smoothly between impacts, so the chord
   // iteration starts closer), else from v₀.
   v_star = v0;
+  if (!warm) {  // a step from a set state: its own corrections only
+    s.contraction = std::numeric_limits<double>::quiet_NaN();
+    s.first_correction = std::numeric_limits<double>::quiet_NaN();
+  }
   if (warm) {
     double binomial = 1.0;  // C(m, k), from C(m, 0)
     for (int k = 1; k <= s.increments; ++k) {
@@ -440,6 +444,7 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   double last_correction = std::numeric_limits<double>::infinity();
   for (int it = 0; it < parameters_.free_motion_max_iterations; ++it) {
     free_motion_residual(q0, v0, v_star, m);  // leaves the joint poses of q₁ in ws_
+    const bool refreshed = refresh;  // A changes in this iteration: its correction is no contraction of the last
     if (refresh) {  // joint poses at q₁ of this iterate, from the momentum pass
       assemble_A(multibody::crba_trees_from_joint_poses(model, ws_));
       factor_A();
@@ -454,8 +459,40 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
     v_star += dv;
     ++results_.stats.free_motion_iterations;
     const double correction = dv.norm();
-    if (std::isfinite(correction) && correction <= parameters_.free_motion_tolerance * std::max(1.0, v_star.norm())) {
+    const double scale = parameters_.free_motion_tolerance * std::max(1.0, v_star.norm());
+    if (it > 0 && !refreshed) {  // the contraction of this step's iteration (see below)
+      s.contraction = correction / last_correction;
+      s.steps_on_contraction = 0;
+    }
+    if (std::isfinite(correction) && correction <= scale) {
       converged = true;  // (an infinite correction met the test against an infinite ‖v*‖)
+      break;
+    }
+    // The error left in the new iterate: at most ρ/(1 − ρ) times the correction just applied
+    // when the iteration contracts by ρ < 1 (Hairer & Wanner, Solving ODEs II, §IV.8, the
+    // stopping test of simplified Newton iterations). Within a step ρ is the ratio of the last
+    // two corrections; a step's first correction takes the last measured ρ (the chord matrix and
+    // the motion change little from one step to the next), measured again after at most
+    // kContractionSteps steps that stopped on it, and only while this step's first correction is
+    // no more than 4× the last step's (a joint thrown back from 50 rad past its limit in one step
+    // is not the motion whose ρ was measured). Only a fast contraction (ρ < ½) is trusted.
+    // Hairer and Wanner's safety factor κ on the tolerance: ρ from two corrections is an
+    // estimate. (SimulatorParameters::free_motion_stop_on_contraction; NaN: the plain test only.)
+    constexpr double kStopSafety = 0.1;
+    double rho = std::numeric_limits<double>::quiet_NaN();
+    if (parameters_.free_motion_stop_on_contraction) {
+      if (it > 0 && !refreshed) {
+        rho = s.contraction;  // measured just above
+      } else if (it == 0) {
+        const double last_first = s.first_correction;
+        s.first_correction = correction;
+        if (warm && s.steps_on_contraction < FreeMotionScratch::kContractionSteps && correction <= 4.0 * last_first)
+          rho = s.contraction;
+      }
+    }
+    if (rho < 0.5 && rho / (1.0 - rho) * correction <= kStopSafety * scale) {
+      if (it == 0) ++s.steps_on_contraction;
+      converged = true;
       break;
     }
     // A poor contraction far from the tolerance means fast motion: refresh A. Near it (a warm

@@ -19,6 +19,7 @@
 //  3. Positions: q = q₀ ⊕ δt v^{θ_vq} on the configuration manifold (Eq. 11–12).
 #pragma once
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -88,6 +89,14 @@ struct SimulatorParameters {
   /// not converge, starts from v₀ (and the extrapolation restarts), so a step from a given state
   /// does not depend on earlier steps.
   bool free_motion_warm_start = true;
+  /// Stop the chord iteration when the error left in the new iterate, estimated as ρ/(1 − ρ)
+  /// times the correction just applied (ρ: the iteration's contraction, the ratio of its last two
+  /// corrections, or at a step's first correction the last one measured), is below
+  /// free_motion_tolerance, instead of waiting for a correction that small (Hairer & Wanner,
+  /// Solving ODEs II, §IV.8). Only ρ < ½ is trusted; a first-correction stop uses a ρ at most
+  /// FreeMotionScratch::kContractionSteps steps old. Chord iterations per step (1,000 steps):
+  /// humanoid_drop 1.66 → 1.25, a1_drop 2.12 → 1.52, spring_cylinder (midpoint) 2.00 → 1.11.
+  bool free_motion_stop_on_contraction = true;
   /// SAP starts from whichever of v₀ and v₀ + (v₀ − the last step's v₀), the last step's
   /// acceleration held (MuJoCo's qacc warm start), has the lower cost ℓ_p
   /// (SapSolver::solve with two guesses; one more cost evaluation per step). A robot standing
@@ -280,6 +289,13 @@ class Simulator {
     static constexpr int kIncrements = 5;
     Eigen::VectorXd increment[kIncrements];
     int increments = 0;
+    /// The chord iteration's last measured contraction ρ = ‖Δv_k‖/‖Δv_{k−1}‖ (NaN: none since
+    /// the last step without warm start), and the steps since that stopped on it after one
+    /// iteration (free_motion: at most kContractionSteps in a row, then ρ is measured again).
+    double contraction = std::numeric_limits<double>::quiet_NaN();
+    double first_correction = std::numeric_limits<double>::quiet_NaN();  ///< the last step's ‖Δv₀‖
+    int steps_on_contraction = 0;
+    static constexpr int kContractionSteps = 8;
     /// Newton fallback (free_motion_newton): per tree the finite-difference ∂m/∂v, and trial
     /// vectors. Sized on the first step that needs them.
     std::vector<Eigen::MatrixXd> jacobian;
