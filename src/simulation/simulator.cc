@@ -431,8 +431,7 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   if (!warm) {  // a step from a set state: its own corrections only
     s.contraction = std::numeric_limits<double>::quiet_NaN();
     s.first_correction = std::numeric_limits<double>::quiet_NaN();
-  }
-  if (warm) {
+  } else {
     double binomial = 1.0;  // C(m, k), from C(m, 0)
     for (int k = 1; k <= s.increments; ++k) {
       binomial = binomial * (s.increments - k + 1) / k;
