@@ -9,7 +9,6 @@
 #include <amd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
@@ -255,31 +254,7 @@ using internal::forward_substitution;
 // instruction set and, on x86-64 with GCC or Clang, for AVX2 + FMA (-mavx2 -mfma). The bodies
 // and the kernels they call are always_inline, so each copy gets its own instruction set;
 // Eigen's out-of-line code (the paths for blocks above 32) is the baseline one in both. The
-// copy is chosen by the processor (block_kernels.h); on the same machine a run is bit-identical.
-namespace {
-
-bool processor_has_avx2_fma() {
-#if COULOMB_HAVE_AVX2_COPY
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  }();
-  return has;
-#else
-  return false;
-#endif
-}
-
-std::atomic<bool> g_force_baseline{false};
-
-}  // namespace
-
-namespace internal {
-bool use_avx2_kernels() { return processor_has_avx2_fma() && !g_force_baseline.load(std::memory_order_relaxed); }
-bool block_kernels_avx2_available() { return processor_has_avx2_fma(); }
-void force_baseline_block_kernels(bool force) { g_force_baseline.store(force, std::memory_order_relaxed); }
-const char* block_kernels_in_use() { return use_avx2_kernels() ? "avx2-fma" : "baseline"; }
-}  // namespace internal
+// copy is chosen by the processor (block_kernels.h, cpu_dispatch.cc); on the same machine a run is bit-identical.
 
 class BlockSparseCholeskyNumeric {
  public:
