@@ -1030,7 +1030,7 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
       }
       w.dv = -w.cholmod->solve(w.grad);
     } else {
-      w.H.setZero();
+      if (problem.num_trees() > 1) w.H.setZero();  // off the diagonal blocks (one tree: H is its block)
       for (int t = 0; t < problem.num_trees(); ++t) {
         const int s = problem.tree_start(t), n = problem.tree_size(t);
         w.H.block(s, s, n, n) = problem.A(t);
