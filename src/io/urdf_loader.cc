@@ -582,8 +582,7 @@ math::SpatialInertia link_inertia(const urdf::Link& link, int row, const ErrorCo
 }
 
 /// The JointSpec of URDF joint `j`, validated (axis, limits, dynamics).
-JointSpec joint_spec(const urdf::Joint& j, const JointDecl& decl, const ErrorContext& ctx,
-                     std::vector<std::string>& warnings) {
+JointSpec joint_spec(const urdf::Joint& j, const JointDecl& decl, const ErrorContext& ctx) {
   const int row = decl.element->Row();
   const std::string desc = "joint " + in_quotes(j.name);
   JointSpec spec;
@@ -900,7 +899,7 @@ void attach_parsed(multibody::ModelBuilder& builder, const ParsedUrdf& p, const 
     const urdf::LinkConstSharedPtr link = p.model->getLink(decl.child);
     if (!joint || !link) ctx.fail(decl.element->Row(), "urdfdom lost joint " + in_quotes(decl.name));
     const int link_row = row_of(doc.link_index, doc.links, decl.child);
-    JointSpec spec = joint_spec(*joint, decl, ctx, out.warnings);
+    JointSpec spec = joint_spec(*joint, decl, ctx);
     if (joint->mimic) {
       const std::string desc = "joint " + in_quotes(decl.name);
       const std::string& leader = joint->mimic->joint_name;
