@@ -113,7 +113,10 @@ json shape_json(const geo::Shape& shape) {
       out["length"] = shape.length;
       break;
     case geo::ShapeType::kHalfSpace: break;
-    case geo::ShapeType::kConvexMesh: out["num_vertices"] = shape.vertices.size(); break;
+    case geo::ShapeType::kConvexMesh:
+    case geo::ShapeType::kMesh:  // no peer counterpart: bench/peers/models.py names it and stops
+      out["num_vertices"] = shape.vertices.size();
+      break;
   }
   return out;
 }
