@@ -254,7 +254,8 @@ using internal::forward_substitution;
 // instruction set and, on x86-64 with GCC or Clang, for AVX2 + FMA (-mavx2 -mfma). The bodies
 // and the kernels they call are always_inline, so each copy gets its own instruction set;
 // Eigen's out-of-line code (the paths for blocks above 32) is the baseline one in both. The
-// copy is chosen by the processor (block_kernels.h, cpu_dispatch.cc); on the same machine a run is bit-identical.
+// copy is chosen by the processor (block_kernels.h, cpu_dispatch.cc); on the same machine a run
+// is bit-identical.
 
 class BlockSparseCholeskyNumeric {
  public:

@@ -386,11 +386,10 @@ TEST(MomentumConservationTest, FreeMotionWarmStartSolvesTheSameSteps) {
 // Independent truth: the same steps with the plain test at a tolerance 1e3 smaller (1e-13), on
 // the spinning free A1 under every integrator at 1 and 10 ms, with and without the warm start
 // (without it every step starts far off, and ρ comes from its own first corrections: a stop on
-// ρ/(1 − ρ) times the correction without Hairer and Wanner's safety factor κ = 0.1 left up to 4.5e-7
-// there; checked). The estimate must save chord
-// iterations against the plain test at the same tolerance (in total; never more in one case) and
-// stay within the tolerance's reach of the truth (≈ 1e-9 per step, bounded over 1 s as in the
-// warm-start test).
+// ρ/(1 − ρ) times the correction without Hairer and Wanner's safety factor κ = 0.1 left up to
+// 4.5e-7 there; checked). The estimate must save chord iterations against the plain test at the
+// same tolerance (in total; never more in one case) and stay within the tolerance's reach of the
+// truth (≈ 1e-9 per step, bounded over 1 s as in the warm-start test).
 TEST(MomentumConservationTest, FreeMotionStopsOnTheEstimatedErrorWithinTheTolerance) {
   const std::string yaml = floating_a1(-9.81, 100.0);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
