@@ -75,6 +75,45 @@ bool small_cholesky_in_place(double* a) {
   return true;
 }
 
+/// Inverse of the lower-triangular 6 × 6 factor L (column-major, lower triangle read) into
+/// L_inv (column-major; the strict upper triangle set to 0). The six pivots' reciprocals are
+/// independent divisions, and each column of L⁻¹ is a substitution of its own, so the columns'
+/// dependency chains overlap. SAP's Delassus estimate on free bodies: Y = L⁻¹ J_itᵀ for each of
+/// the body's contacts is then a product, with no division on its chain.
+inline void lower_triangular_inverse6(const double* L, double* L_inv) {
+  double d[6];
+#pragma GCC unroll 6
+  for (int i = 0; i < 6; ++i) d[i] = 1.0 / L[i * 6 + i];
+#pragma GCC unroll 6
+  for (int c = 0; c < 6; ++c) {
+    double* x = L_inv + c * 6;  // column c: L x = e_c
+#pragma GCC unroll 6
+    for (int i = 0; i < c; ++i) x[i] = 0.0;
+    x[c] = d[c];
+#pragma GCC unroll 6
+    for (int i = c + 1; i < 6; ++i) {
+      double sum = 0.0;
+#pragma GCC unroll 6
+      for (int k = c; k < i; ++k) sum += L[k * 6 + i] * x[k];
+      x[i] = -sum * d[i];
+    }
+  }
+}
+
+/// Solves L Lᵀ x = y in place for a 6 × 6 factor through its inverse L_inv (from
+/// lower_triangular_inverse6, column-major, zero above the diagonal): x = L⁻ᵀ(L⁻¹ y), two
+/// fixed-size products without a chain of dependent updates.
+inline void cholesky_solve_with_inverse6(const double* L_inv, double* y) {
+  double z[6] = {};
+  for (int m = 0; m < 6; ++m)  // z = L⁻¹ y, column by column
+    for (int j = 0; j < 6; ++j) z[j] += L_inv[m * 6 + j] * y[m];
+  for (int m = 0; m < 6; ++m) {  // y = L⁻ᵀ z: column m of L⁻¹ dotted with z
+    double sum = 0.0;
+    for (int j = 0; j < 6; ++j) sum += L_inv[m * 6 + j] * z[j];
+    y[m] = sum;
+  }
+}
+
 namespace dense {
 
 using simd::load;

@@ -109,12 +109,13 @@ void SapFrictionConeConstraint::reset(const FrictionConeParameters& p, int first
 }
 
 void SapFrictionConeConstraint::set_kernel_constants(double Rt, double Rn) {
+  // Three independent divisions: 1/(1 + μ μ̂) = R_n/(R_n + μ² R_t), so no division waits on another.
   const double mu = parameters_.mu;
   inv_Rt_ = 1.0 / Rt;
   inv_Rn_ = 1.0 / Rn;
+  inv_Rn_1p_mu_tilde2_ = 1.0 / (Rn + mu * mu * Rt);
   mu_hat_ = mu * Rt * inv_Rn_;
-  inv_1p_mu_tilde2_ = 1.0 / (1.0 + mu * mu_hat_);
-  inv_Rn_1p_mu_tilde2_ = inv_Rn_ * inv_1p_mu_tilde2_;
+  inv_1p_mu_tilde2_ = Rn * inv_Rn_1p_mu_tilde2_;
   mu_inv_Rt_ = mu * inv_Rt_;
 }
 
