@@ -355,6 +355,7 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
     s.increments = 0;
     s.llt = std::vector<Eigen::LLT<Eigen::MatrixXd>>(trees_.size());  // built in place: copying a default LLT reads its uninitialized info
     s.factor.resize(trees_.size());
+    s.factor_inv6.assign(36 * trees_.size(), 0.0);
     A_blocks_.resize(trees_.size());
     for (size_t t = 0; t < trees_.size(); ++t) {
       A_blocks_[t].resize(trees_[t].nv, trees_[t].nv);
@@ -374,6 +375,15 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
       if (trees_[t].nv > linalg::internal::kPlainKernelMaxSize) {
         s.llt[t].compute(A_blocks_[t]);
         if (s.llt[t].info() != Eigen::Success) s.factor_ok = false;
+      } else if (trees_[t].nv == 6) {  // a free body: the fixed-size kernel, and L⁻¹ for the solves
+        s.factor[t] = A_blocks_[t];
+        double* L_inv = s.factor_inv6.data() + 36 * t;
+        if (linalg::internal::small_cholesky_in_place<6>(s.factor[t].data())) {
+          linalg::internal::lower_triangular_inverse6(s.factor[t].data(), L_inv);
+        } else {  // as the other kernels' partial factor: the solves give NaN, SAP's check of A throws
+          s.factor_ok = false;
+          std::fill(L_inv, L_inv + 36, std::numeric_limits<double>::quiet_NaN());
+        }
       } else {
         s.factor[t] = A_blocks_[t];
         if (!linalg::internal::dense_cholesky(s.factor[t].data(), trees_[t].nv)) s.factor_ok = false;
@@ -382,6 +392,7 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
   };
   auto solve_A = [&](size_t t, Eigen::Ref<Eigen::VectorXd> x) {
     if (trees_[t].nv > linalg::internal::kPlainKernelMaxSize) s.llt[t].solveInPlace(x);
+    else if (trees_[t].nv == 6) linalg::internal::cholesky_solve_with_inverse6(s.factor_inv6.data() + 36 * t, x.data());
     else linalg::internal::dense_cholesky_solve(s.factor[t].data(), trees_[t].nv, x.data());
   };
   Eigen::VectorXd &q_theta = s.q_theta, &q1 = s.q1, &v_theta = s.v_theta, &v_thvq = s.v_thvq, &m = s.m,

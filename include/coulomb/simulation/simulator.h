@@ -280,6 +280,9 @@ class Simulator {
     /// Per tree: the Cholesky factor of A_blocks_[t] (lower triangle), from the dense kernels for
     /// trees up to 32 velocities, and Eigen's LLT for larger ones.
     std::vector<Eigen::MatrixXd> factor;
+    /// Per tree of 6 velocities (a free body): the inverse of its factor (36, column-major), for
+    /// the chord iteration's solves.
+    std::vector<double> factor_inv6;
     std::vector<Eigen::LLT<Eigen::MatrixXd>> llt;
     /// The last kIncrements steps' converged increments v* − v₀, newest first: the next step's
     /// chord iteration starts at v₀ plus their extrapolation. `increments` of them may be used:
