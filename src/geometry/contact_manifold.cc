@@ -305,11 +305,17 @@ int face_manifold(const Shape& shape, const Transform& X_WS, const PlanarFace& f
     for (int i : scratch.indices) scratch.points.push_back(shape.vertices[static_cast<size_t>(i)]);
     auto world_vertex = [&](int j) -> Vector3 { return R * scratch.points[static_cast<size_t>(j)] + c; };
     if (m <= 8) {  // all of them, in ascending vertex order (the walk visits them in any order)
+      // Insertion sort of at most 8 (std::sort's 16-element insertion threshold made GCC warn
+      // that it reads past the array, -Warray-bounds, though it never does).
       std::array<int, 8> order{};
-      for (int j = 0; j < m; ++j) order[static_cast<size_t>(j)] = j;
-      std::sort(order.begin(), order.begin() + m, [&](int x, int y) {
-        return scratch.indices[static_cast<size_t>(x)] < scratch.indices[static_cast<size_t>(y)];
-      });
+      for (int j = 0; j < m; ++j) {
+        int q = j;
+        for (; q > 0 && scratch.indices[static_cast<size_t>(order[static_cast<size_t>(q - 1)])] >
+                            scratch.indices[static_cast<size_t>(j)];
+             --q)
+          order[static_cast<size_t>(q)] = order[static_cast<size_t>(q - 1)];
+        order[static_cast<size_t>(q)] = j;
+      }
       for (int q = 0; q < m; ++q) {
         const int j = order[static_cast<size_t>(q)];
         emit(face, world_vertex(j), scratch.heights[static_cast<size_t>(j)], face_is_a, out);
@@ -443,45 +449,48 @@ BoxBoxStatus box_box_manifold(const Vector3& size_a, const Transform& X_WA, cons
   const Vector3 t = X_WB.p - X_WA.p;
   const double scale = std::max(ha.maxCoeff(), hb.maxCoeff());
 
-  // Separation of the boxes' projections on the unit axis L (> 0: a gap).
-  auto separation = [&](const Vector3& L) {
-    const double ra = (RA.transpose() * L).cwiseAbs().dot(ha);
-    const double rb = (RB.transpose() * L).cwiseAbs().dot(hb);
-    return std::abs(t.dot(L)) - ra - rb;
-  };
+  // The 15 axes of the separating-axis test, in A's frame (Gottschalk's OBB overlap test): with
+  // C = R_Aᵀ R_B (C(i, j) = a_i · b_j) and T = R_Aᵀ t, every projection radius is a sum of
+  // |C(i, j)| h terms, so one 3 × 3 product replaces two per axis. The edge axes use b_j × b_m =
+  // ±b_l of B's orthonormal frame. Separation > 0: a gap along that axis.
+  const Matrix3 C = RA.transpose() * RB;
+  const Matrix3 absC = C.cwiseAbs();
+  const Vector3 T = RA.transpose() * t;
 
   double sep_a = -kInf, sep_b = -kInf, sep_e = -kInf;
   int face_a = 0, face_b = 0, edge_i = 0, edge_j = 0;
-  Vector3 edge_axis = Vector3::UnitZ();
-  for (int k = 0; k < 3; ++k) {
-    const double s = separation(RA.col(k));
+  for (int k = 0; k < 3; ++k) {  // A's face normals a_k
+    const double s = std::abs(T[k]) - ha[k] - absC.row(k).dot(hb);
     if (s > margin) return BoxBoxStatus::kSeparated;
     if (s > sep_a) {
       sep_a = s;
       face_a = k;
     }
   }
-  for (int k = 0; k < 3; ++k) {
-    const double s = separation(RB.col(k));
+  for (int k = 0; k < 3; ++k) {  // B's face normals b_k
+    const double s = std::abs(C.col(k).dot(T)) - absC.col(k).dot(ha) - hb[k];
     if (s > margin) return BoxBoxStatus::kSeparated;
     if (s > sep_b) {
       sep_b = s;
       face_b = k;
     }
   }
-  for (int i = 0; i < 3; ++i) {
+  double edge_len = 1.0;
+  for (int i = 0; i < 3; ++i) {  // a_i × b_j = R_A (e_i × C(:, j)), whose entry i is 0
+    const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
     for (int j = 0; j < 3; ++j) {
-      Vector3 L = RA.col(i).cross(RB.col(j));
-      const double len = L.norm();
+      const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+      const double len = std::sqrt(C(i1, j) * C(i1, j) + C(i2, j) * C(i2, j));
       if (len < 1e-6) continue;  // parallel edges: covered by the face axes
-      L /= len;
-      const double s = separation(L);
+      const double ra = ha[i1] * absC(i2, j) + ha[i2] * absC(i1, j);
+      const double rb = hb[j1] * absC(i, j2) + hb[j2] * absC(i, j1);
+      const double s = (std::abs(T[i2] * C(i1, j) - T[i1] * C(i2, j)) - ra - rb) / len;
       if (s > margin) return BoxBoxStatus::kSeparated;
       if (s > sep_e) {
         sep_e = s;
         edge_i = i;
         edge_j = j;
-        edge_axis = L;
+        edge_len = len;
       }
     }
   }
@@ -493,6 +502,7 @@ BoxBoxStatus box_box_manifold(const Vector3& size_a, const Transform& X_WA, cons
 
   if (use_edge) {
     if (sep_e >= 0.0) return BoxBoxStatus::kFallback;  // separated edge–edge: general distance
+    const Vector3 edge_axis = RA.col(edge_i).cross(RB.col(edge_j)) / edge_len;
     const Vector3 n = sign_or_plus(t.dot(edge_axis)) * edge_axis;  // from A into B
     // Supporting edge of A along +n and of B along −n.
     Vector3 pa = X_WA.p, pb = X_WB.p;

@@ -3,12 +3,14 @@
 // computed from the poses.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numbers>
 #include <random>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "../../src/geometry/contact_manifold.h"
 #include "geometry/geometry_test_util.h"
 
 namespace coulomb::testing {
@@ -202,6 +204,62 @@ TEST(BoxBoxManifold, CrossedEdgesGiveOnePoint) {
   fb.set_pose(2, pose(rot_x(kPi / 4), Vector3(0, 0, 2 * e + 0.001)));
   fb.apply(world);
   expect_manifold(contacts_of(world), {Vector3(0, 0, e + 0.0005)}, 0.001, Vector3::UnitZ(), 1e-6);
+}
+
+// box_box_manifold's separating-axis test runs in A's frame on C = R_Aᵀ R_B. The truth here is
+// the test in the world frame, straight from the definition: each of the 15 axes L (unit), the
+// gap |t·L| − Σ h_A,i |a_i·L| − Σ h_B,j |b_j·L|. Random sizes, orientations and offsets, a
+// third of them with parallel faces, a third with a common edge direction (parallel edges: no
+// edge axis). "Separated" must agree with the largest gap > margin wherever that gap is not
+// within 1e-12 m of the margin, and a penetrating edge–edge contact's φ must equal the largest
+// gap over the edge axes.
+TEST(BoxBoxManifold, SeparatingAxisTestMatchesTheWorldFrameDefinition) {
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> size(0.02, 0.4), offset(-0.25, 0.25), angle(0.0, 2 * kPi);
+  int separated = 0, touching = 0, edge_points = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const Vector3 sa(size(rng), size(rng), size(rng)), sb(size(rng), size(rng), size(rng));
+    const Transform XA = random_transform(rng, 0.0);
+    Transform XB = random_transform(rng, 0.0);
+    if (trial % 3 == 1) XB.R = XA.R * rot_z(angle(rng));  // parallel faces
+    if (trial % 3 == 2) XB.R = XA.R * rot_x(angle(rng));  // A's and B's x edges parallel
+    XB.p = Vector3(offset(rng), offset(rng), offset(rng));
+    const double margin = trial % 2 == 0 ? 0.0 : 1e-3;
+    const Vector3 ha = 0.5 * sa, hb = 0.5 * sb, t = XB.p - XA.p;
+    auto gap = [&](const Vector3& L) {
+      double r = std::abs(t.dot(L));
+      for (int k = 0; k < 3; ++k) r -= ha[k] * std::abs(XA.R.col(k).dot(L)) + hb[k] * std::abs(XB.R.col(k).dot(L));
+      return r;
+    };
+    double max_gap = -1e300, max_edge_gap = -1e300;
+    for (int k = 0; k < 3; ++k) max_gap = std::max({max_gap, gap(XA.R.col(k)), gap(XB.R.col(k))});
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        const Vector3 L = XA.R.col(i).cross(XB.R.col(j));
+        if (L.norm() < 1e-6) continue;
+        max_edge_gap = std::max(max_edge_gap, gap(L.normalized()));
+      }
+    max_gap = std::max(max_gap, max_edge_gap);
+    if (std::abs(max_gap - margin) < 1e-12) continue;
+    std::vector<geometry::internal::PairContact> out;
+    const auto status = geometry::internal::box_box_manifold(sa, XA, sb, XB, margin, out);
+    EXPECT_EQ(status == geometry::internal::BoxBoxStatus::kSeparated, max_gap > margin)
+        << "trial " << trial << ": largest gap " << max_gap << ", margin " << margin;
+    if (status == geometry::internal::BoxBoxStatus::kSeparated) {
+      ++separated;
+      continue;
+    }
+    ++touching;
+    if (status == geometry::internal::BoxBoxStatus::kContacts && out.size() == 1 && max_edge_gap < 0.0 &&
+        std::abs(out[0].phi - max_edge_gap) < 1e-9) {
+      ++edge_points;
+    }
+  }
+  std::printf("[ measured ] %d separated, %d touching, %d edge-edge points at the largest edge gap\n", separated,
+              touching, edge_points);
+  EXPECT_GT(separated, 500);
+  EXPECT_GT(touching, 500);
+  EXPECT_GT(edge_points, 20);
 }
 
 // ---- capsule and cylinder on a half-space ----
