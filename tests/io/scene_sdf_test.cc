@@ -89,7 +89,7 @@ TEST(SceneSdfTest, ExamplePlaygroundLoads) {
   EXPECT_EQ(count_shapes(scene, geometry::ShapeType::kCapsule), 1);
   EXPECT_EQ(count_shapes(scene, geometry::ShapeType::kSphere), 1);
   for (const geometry::Geometry& g : scene.geometries)
-    if (g.shape.type == geometry::ShapeType::kHalfSpace) EXPECT_EQ(g.body, 0);
+    if (g.shape.type == geometry::ShapeType::kHalfSpace) { EXPECT_EQ(g.body, 0); }
   EXPECT_EQ(model.total_mass(), 2 + 0.5 + 1 + 0.2);  // the static ground's links weigh nothing
 }
 

@@ -87,7 +87,7 @@ TEST(AllocationTest, StepsAfterWarmUpAllocateNothing) {
       }
       std::printf("[ measured ] %s %s: %ld allocations in 200 steps after warm-up (%d contacts)\n", name,
                   to_string(integrator), allocations, sim.last_step().contacts);
-      if (std::string(name) == "a1_stand.yaml") EXPECT_EQ(allocations, 0) << name << " " << to_string(integrator);
+      if (std::string(name) == "a1_stand.yaml") { EXPECT_EQ(allocations, 0) << name << " " << to_string(integrator); }
     }
   }
 }

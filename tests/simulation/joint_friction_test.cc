@@ -51,8 +51,8 @@ TEST(JointFrictionTest, ConstraintMatchesFiniteDifferences) {
     Eigen::VectorXd vf(1), gf(1);
     vf[0] = v + 3 * v_stick;
     EXPECT_GE(c.calc(vf, gf, nullptr), ell - gamma[0] * (vf[0] - v) - 1e-18);
-    if (std::abs(v) < v_stick) EXPECT_DOUBLE_EQ(G(0, 0), 1.0 / c.R()[0]);
-    if (std::abs(v) > v_stick) EXPECT_DOUBLE_EQ(G(0, 0), 0.0);
+    if (std::abs(v) < v_stick) { EXPECT_DOUBLE_EQ(G(0, 0), 1.0 / c.R()[0]); }
+    if (std::abs(v) > v_stick) { EXPECT_DOUBLE_EQ(G(0, 0), 0.0); }
   }
   // F = 0: no impulse at all.
   p.friction = 0.0;

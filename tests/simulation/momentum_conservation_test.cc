@@ -133,7 +133,7 @@ TEST(MomentumConservationTest, TorqueFreeBoxAboutItsIntermediateAxis) {
       const std::string label = std::string(to_string(integrator)) + " dt " + std::to_string(dt);
       EXPECT_LE(r.max_L_error, 1e-8) << label;
       EXPECT_LE(r.max_P_error, 1e-12) << label;
-      if (integrator == Integrator::kImplicitEuler) EXPECT_LE(r.max_energy_gain, 1e-10) << label;
+      if (integrator == Integrator::kImplicitEuler) { EXPECT_LE(r.max_energy_gain, 1e-10) << label; }
       if (integrator == Integrator::kMidpoint && dt == 1e-3) {
         ASSERT_EQ(r.flips.size(), ref.flips.size()) << label;
         for (size_t i = 0; i < ref.flips.size(); ++i)
@@ -209,7 +209,7 @@ TEST(MomentumConservationTest, FreeFloatingA1ConservesTotalMomentum) {
       const std::string label = std::string(to_string(integrator)) + " dt " + std::to_string(dt);
       EXPECT_LE(max_L, 1e-6) << label;
       EXPECT_LE(max_P, 1e-6) << label;
-      if (integrator == Integrator::kImplicitEuler) EXPECT_LE(max_gain, 1e-3) << label;
+      if (integrator == Integrator::kImplicitEuler) { EXPECT_LE(max_gain, 1e-3) << label; }
     }
 }
 
@@ -326,7 +326,7 @@ TEST(MomentumConservationTest, FreeFloatingA1AtARadianPerStepConservesMomentum) 
       EXPECT_LE(max_P, 1e-9) << label;
       // About a radian per step Newton converges on (nearly) every step; at 10 and 100 rad per
       // step it stalls on most (measured 5–7 of 20): finite, reported, not conservative.
-      if (joint_speed * dt <= 1.0) EXPECT_GE(newton_converged - converged_before, 18) << label;
+      if (joint_speed * dt <= 1.0) { EXPECT_GE(newton_converged - converged_before, 18) << label; }
     }
   std::printf("[ measured ] Newton's method took over on %d steps and converged on %d\n", newton_steps, newton_converged);
   EXPECT_GE(newton_steps, 60) << "the chord iteration converged; the test no longer reaches Newton";
