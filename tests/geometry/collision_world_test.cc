@@ -334,7 +334,9 @@ TEST(CollisionWorldTest, BroadphaseBoxesAreGrownByTheMargin) {
     expect_vec_near(p.n_W, rot_z(0.2).col(0), 1e-12);
   }
   // With a zero margin nothing is reported.
-  CollisionWorld tight(fb.model, world.geometries(), CollisionOptions{0.0});
+  CollisionOptions zero_margin;
+  zero_margin.margin = 0.0;
+  CollisionWorld tight(fb.model, world.geometries(), zero_margin);
   tight.update_poses(fb.ws);
   EXPECT_TRUE(contacts_of(tight).empty());
 }
@@ -446,7 +448,9 @@ TEST(CollisionWorldTest, ConstructorRejectsBadGeometry) {
   }
   EXPECT_THROW(CollisionWorld(fb.model, {make_geometry("x", 1, Shape::Sphere(0.1)), make_geometry("x", 0, Shape::Sphere(0.1))}),
                std::invalid_argument);
-  EXPECT_THROW(CollisionWorld(fb.model, {make_geometry("x", 1, Shape::Sphere(0.1))}, CollisionOptions{-1.0}),
+  CollisionOptions negative_margin;
+  negative_margin.margin = -1.0;
+  EXPECT_THROW(CollisionWorld(fb.model, {make_geometry("x", 1, Shape::Sphere(0.1))}, negative_margin),
                std::invalid_argument);
 }
 
