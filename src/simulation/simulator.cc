@@ -375,18 +375,19 @@ void Simulator::free_motion(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0
       if (trees_[t].nv > linalg::internal::kPlainKernelMaxSize) {
         s.llt[t].compute(A_blocks_[t]);
         if (s.llt[t].info() != Eigen::Success) s.factor_ok = false;
-      } else if (trees_[t].nv == 6) {  // a free body: the fixed-size kernel, and L⁻¹ for the solves
-        s.factor[t] = A_blocks_[t];
-        double* L_inv = s.factor_inv6.data() + 36 * t;
-        if (linalg::internal::small_cholesky_in_place<6>(s.factor[t].data())) {
-          linalg::internal::lower_triangular_inverse6(s.factor[t].data(), L_inv);
-        } else {  // as the other kernels' partial factor: the solves give NaN, SAP's check of A throws
-          s.factor_ok = false;
-          std::fill(L_inv, L_inv + 36, std::numeric_limits<double>::quiet_NaN());
-        }
       } else {
         s.factor[t] = A_blocks_[t];
-        if (!linalg::internal::dense_cholesky(s.factor[t].data(), trees_[t].nv)) s.factor_ok = false;
+        if (trees_[t].nv == 6) {  // a free body: the fixed-size kernel, and L⁻¹ for the solves
+          double* L_inv = s.factor_inv6.data() + 36 * t;
+          if (linalg::internal::small_cholesky_in_place<6>(s.factor[t].data())) {
+            linalg::internal::lower_triangular_inverse6(s.factor[t].data(), L_inv);
+          } else {  // as the other kernels' partial factor: the solves give NaN, SAP's check of A throws
+            s.factor_ok = false;
+            std::fill(L_inv, L_inv + 36, std::numeric_limits<double>::quiet_NaN());
+          }
+        } else if (!linalg::internal::dense_cholesky(s.factor[t].data(), trees_[t].nv)) {
+          s.factor_ok = false;
+        }
       }
     }
   };
