@@ -8,7 +8,7 @@
 #   3. the rigid-body run, the interleaved simulation run, the report.
 #
 #   usage: scripts/bench_peers.sh [OUTPUT.md]      (default docs/benchmarks-peers.md)
-# Environment: BUILD_DIR (build), PEERS_SEEDS (5), PEERS_STEPS_SCALE (1.0), PEERS_SCENES (all),
+# Environment: BUILD_DIR (build), PEERS_SEEDS (5), PEERS_STEPS_SCALE (1.0), PEERS_SCENES (all), PEERS_REPEATS (3),
 #   RIGID_SAMPLES (21), BENCH_PEERS_REUSE=1 (reuse results already in BUILD_DIR/bench-peers).
 # About 15–25 minutes on 2 shared cores (the first run also downloads ~400 MB and compiles the
 # Pinocchio bench for ~3 minutes).
@@ -50,7 +50,7 @@ if ! reuse "$WORK/simulate.json"; then
   scenes=()
   [[ -n "${PEERS_SCENES:-}" ]] && scenes=(--scenes $PEERS_SCENES)
   "$PY" bench/peers/peers.py run --peer-bench "$BUILD_DIR/bin/coulomb_peer_bench" -o "$WORK/simulate.json" \
-    --seeds "${PEERS_SEEDS:-5}" --steps-scale "${PEERS_STEPS_SCALE:-1.0}" "${scenes[@]}"
+    --seeds "${PEERS_SEEDS:-5}" --steps-scale "${PEERS_STEPS_SCALE:-1.0}" --repeats "${PEERS_REPEATS:-3}" "${scenes[@]}"
 fi
 "$PY" bench/peers/report.py --simulate "$WORK/simulate.json" --rigid "$WORK/rigid.json" -o "$OUT" \
   --images "$(dirname "$OUT")/images" --commit "$COMMIT"

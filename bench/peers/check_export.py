@@ -9,6 +9,12 @@ joint axis and every geometry pose must equal coulomb's (the export's values at 
 coulomb's own forward kinematics) to 1e-9; with --coulomb, the body masses and world poses must
 also equal what `coulomb inspect --json` prints.
 
+Then the settled starting states of the pile_* scenes (`export --settle T`, `simulate --q-file`):
+the export is deterministic, the settled pile lies below its starting columns with unit
+quaternions, the seeds differ from each other only by the perturbation, a pile started from its
+settled state stays at rest (every body moves less than 5 mm in 0.2 s, no failed step, no body
+fallen), and a bad --q-file is refused with its name in the message.
+
   check_export.py --peer-bench build/bin/coulomb_peer_bench [--coulomb build/bin/coulomb] [SCENE...]
 """
 import argparse
@@ -119,6 +125,58 @@ def check(scene, peer_bench, coulomb):
     return n
 
 
+def run_json(command):
+    return json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
+
+
+def check_settled(peer_bench, scene="clutter", settle=4.0, perturbation=1e-9):
+    path = os.path.join(ROOT, "examples", "scenes", scene + ".yaml")
+    command = [peer_bench, "export", path, "--seeds", "2", "--perturbation", repr(perturbation), "--settle", repr(settle)]
+    export = run_json(command)
+    again = run_json(command)
+    if export["starting_states"] != again["starting_states"]:
+        raise AssertionError(f"{scene}: two exports settled for {settle} s differ (not deterministic)")
+    q0 = export["q0"]
+    q1, q2 = export["starting_states"][0]["q"], export["starting_states"][1]["q"]
+    free = [b["joint"]["q_index"] for b in export["bodies"] if b["joint"]["type"] == "floating"]
+    dropped = 0
+    for i in free:
+        if q1[i + 2] > q0[i + 2] + 1e-6:
+            raise AssertionError(f"{scene}: settled body at q[{i}] rose: z {q0[i + 2]} -> {q1[i + 2]}")
+        dropped += q0[i + 2] - q1[i + 2] > 0.05
+        norm = sum(x * x for x in q1[i + 3:i + 7]) ** 0.5
+        close(scene, f"settled quaternion at q[{i + 3}] norm", norm, 1.0, 1e-12)
+        for k in range(3):
+            if abs(q1[i + k] - q2[i + k]) > 2 * perturbation * (1 + 1e-9) + 1e-15:
+                raise AssertionError(f"{scene}: seeds 1 and 2 differ by more than the perturbation at q[{i + k}]")
+        if q1[i + 3:i + 7] != q2[i + 3:i + 7]:
+            raise AssertionError(f"{scene}: seeds 1 and 2 differ in an orientation at q[{i + 3}]")
+    if dropped < len(free) // 2:
+        raise AssertionError(f"{scene}: only {dropped} of {len(free)} bodies fell by 5 cm in {settle} s of settling")
+    work = os.path.join(os.path.dirname(os.path.abspath(peer_bench)), "check_export_q.json")
+    with open(work, "w") as f:
+        json.dump(q1, f)
+    r = run_json([peer_bench, "simulate", path, "--q-file", work, "--steps", "20", "--window", "5"])
+    if r["failures"] or r["fallen"]:
+        raise AssertionError(f"{scene}: from the settled pile: {r['failures']} failed steps, {r['fallen']} fallen")
+    moved = max(sum((r["final_q"][i + k] - q1[i + k]) ** 2 for k in range(3)) ** 0.5 for i in free)
+    if moved > 5e-3:
+        raise AssertionError(f"{scene}: the settled pile is not at rest: a body moved {moved:.3g} m in 20 steps")
+    with open(work, "w") as f:
+        json.dump(q1[:-1], f)
+    bad = subprocess.run([peer_bench, "simulate", path, "--q-file", work, "--steps", "2"], capture_output=True, text=True)
+    if bad.returncode == 0 or work not in bad.stderr or "expected an array of" not in bad.stderr:
+        raise AssertionError(f"{scene}: a --q-file one number short was not refused by name: {bad.stderr!r}")
+    with open(work, "w") as f:
+        f.write("[" + ", ".join(["null" if j == 3 else repr(x) for j, x in enumerate(q1)]) + "]")
+    bad = subprocess.run([peer_bench, "simulate", path, "--q-file", work, "--steps", "2"], capture_output=True, text=True)
+    if bad.returncode == 0 or "q[3] is not a finite number" not in bad.stderr:
+        raise AssertionError(f"{scene}: a --q-file with a null entry was not refused: {bad.stderr!r}")
+    os.remove(work)
+    print(f"check_export: {scene} settled for {settle} s: {dropped} of {len(free)} bodies fell 5 cm or more; "
+          f"at rest from there (largest move {moved:.2e} m in 20 steps)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--peer-bench", required=True)
@@ -128,6 +186,7 @@ def main():
     for s in args.scenes:
         n = check(s, args.peer_bench, args.coulomb)
         print(f"check_export: {s}: {n} checks passed")
+    check_settled(args.peer_bench)
 
 
 if __name__ == "__main__":

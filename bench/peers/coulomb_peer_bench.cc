@@ -1,7 +1,7 @@
 // coulomb_peer_bench: coulomb's side of the peer comparison (bench/peers/README.md, `make
 // bench-peers`). Two subcommands, both printing one JSON object on stdout:
 //
-//   coulomb_peer_bench export SCENE.yaml [--seeds N] [--perturbation P]
+//   coulomb_peer_bench export SCENE.yaml [--seeds N] [--perturbation P] [--settle T]
 //     The neutral description of the scene from which bench/peers/models.py builds the MuJoCo
 //     (MJCF) and Drake (MultibodyPlant) models: time step, gravity, integrator, contact
 //     parameters, every body of coulomb's Model (joint to its parent with X_PJ, axis, limits and
@@ -10,12 +10,16 @@
 //     perturbed by P [m] (seeds 1…N). For the model checks it adds, at q0, every body's pose,
 //     centre of mass and inertia in the world, every geometry's pose in the world and every
 //     joint's axis and origin in the world (what MuJoCo's mj_kinematics and Drake's plant compute
-//     from their own models).
+//     from their own models). With --settle T, the starting states perturb the settled state
+//     instead of q0: the scene simulated by coulomb (its own approximation and integrator, SAP's
+//     default tolerances) for T seconds from q0, then put at rest (v = 0). The piles' scaling is
+//     measured from there: cost per step of a resting pile, not of objects in free fall.
 //
 //   coulomb_peer_bench simulate SCENE.yaml [--approximation sap|lagged] [--seed K] [--steps N]
-//                               [--window W] [--perturbation P]
+//                               [--window W] [--perturbation P] [--q-file FILE]
 //     Simulates N steps from starting state K (0: the scene's own; K ≥ 1: perturbed as in
-//     export) with the scene's integrator and time step and SAP's default tolerances, timing
+//     export; --q-file: the JSON array of the configuration to start from, at rest, such as an
+//     exported starting state) with the scene's integrator and time step and SAP's default tolerances, timing
 //     only Simulator::step() (thread CPU time and wall time). Reports iterations per step (SAP
 //     Newton iterations), mean contacts, the max penetration at the final state (a fresh
 //     collision query), and the steady slip: the mean over the last W steps of StepStats::mean_slip
@@ -31,6 +35,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <fstream>
 #include <iostream>
 #include <random>
 #include <stdexcept>
@@ -56,9 +61,9 @@ namespace sim = coulomb::simulation;
 using json = nlohmann::ordered_json;
 
 constexpr const char* kUsage =
-    "usage: coulomb_peer_bench export SCENE.yaml [--seeds N] [--perturbation P]\n"
+    "usage: coulomb_peer_bench export SCENE.yaml [--seeds N] [--perturbation P] [--settle T]\n"
     "       coulomb_peer_bench simulate SCENE.yaml [--approximation sap|lagged] [--seed K] [--steps N]\n"
-    "                                   [--window W] [--perturbation P]\n";
+    "                                   [--window W] [--perturbation P] [--q-file FILE]\n";
 
 double thread_cpu_seconds() {
   timespec ts;
@@ -130,7 +135,30 @@ json material_json(const geo::ContactMaterial& m) {
           {"stiction_tolerance", opt(m.stiction_tolerance)}};
 }
 
-int export_scene(const std::string& path, int seeds, double perturbation) {
+sim::SimulatorParameters simulator_parameters(const io::Scene& s) {
+  sim::SimulatorParameters params;
+  params.solver = sim::parse_solver(s.solver);
+  params.time_step = s.time_step;
+  params.integrator = sim::parse_integrator(s.integrator);
+  params.compute_energy = false;  // a statistic the peers do not compute per step either
+  return params;
+}
+
+/// The scene simulated for `duration` seconds from q0 (its own approximation and integrator):
+/// the configuration it reaches. Deterministic: the same on every call.
+Eigen::VectorXd settled_q(const io::Scene& scene, double duration) {
+  sim::Simulator simulator(scene, simulator_parameters(scene));
+  const int steps = static_cast<int>(std::lround(duration / scene.time_step));
+  int failures = 0;
+  for (int k = 0; k < steps; ++k)
+    if (simulator.step().status != coulomb::solvers::sap::SapSolverStatus::kSuccess) ++failures;
+  if (failures > 0)
+    throw std::runtime_error(scene.source + ": settling for " + std::to_string(duration) + " s: " +
+                             std::to_string(failures) + " steps did not converge");
+  return simulator.q();
+}
+
+int export_scene(const std::string& path, int seeds, double perturbation, double settle) {
   const io::Scene s = io::load_scene(path);
   require_at_rest(s);
   const mb::Model& model = s.model;
@@ -226,9 +254,11 @@ int export_scene(const std::string& path, int seeds, double perturbation) {
   out["q0"] = std::vector<double>(s.q0.data(), s.q0.data() + s.q0.size());
   out["v0"] = std::vector<double>(s.v0.data(), s.v0.data() + s.v0.size());
   out["perturbation"] = perturbation;
+  out["settle"] = settle;
+  const Eigen::VectorXd q_base = settle > 0.0 ? settled_q(s, settle) : s.q0;
   json states = json::array();
   for (int seed = 1; seed <= seeds; ++seed) {
-    const Eigen::VectorXd q = starting_q(model, s.q0, seed, perturbation);
+    const Eigen::VectorXd q = starting_q(model, q_base, seed, perturbation);
     states.push_back({{"seed", seed}, {"q", std::vector<double>(q.data(), q.data() + q.size())}});
   }
   out["starting_states"] = states;
@@ -236,18 +266,36 @@ int export_scene(const std::string& path, int seeds, double perturbation) {
   return 0;
 }
 
+/// The configuration in FILE: a JSON array of n_q numbers.
+Eigen::VectorXd read_q_file(const std::string& file, int nq) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error(file + ": cannot open");
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(file + ": " + e.what());
+  }
+  if (!j.is_array() || static_cast<int>(j.size()) != nq)
+    throw std::runtime_error(file + ": expected an array of " + std::to_string(nq) + " numbers (n_q)");
+  Eigen::VectorXd q(nq);
+  for (int i = 0; i < nq; ++i) {
+    if (!j[i].is_number() || !std::isfinite(j[i].get<double>()))
+      throw std::runtime_error(file + ": q[" + std::to_string(i) + "] is not a finite number");
+    q[i] = j[i].get<double>();
+  }
+  return q;
+}
+
 int simulate(const std::string& path, const std::string& approximation, int seed, int steps, int window,
-             double perturbation) {
+             double perturbation, const std::string& q_file) {
   io::Scene s = io::load_scene(path);
   require_at_rest(s);
   if (!approximation.empty()) s.contact.approximation = coulomb::contact::parse_contact_approximation(approximation);
   const std::string approximation_name = coulomb::contact::to_string(s.contact.approximation);
-  const Eigen::VectorXd q_start = starting_q(s.model, s.q0, seed, perturbation);
-  sim::SimulatorParameters params;
-  params.solver = sim::parse_solver(s.solver);
-  params.time_step = s.time_step;
-  params.integrator = sim::parse_integrator(s.integrator);
-  params.compute_energy = false;  // a statistic the peers do not compute per step either
+  const Eigen::VectorXd q_start =
+      q_file.empty() ? starting_q(s.model, s.q0, seed, perturbation) : read_q_file(q_file, s.model.nq());
+  const sim::SimulatorParameters params = simulator_parameters(s);
   sim::Simulator simulator(std::move(s), params);
   simulator.set_state(q_start, Eigen::VectorXd::Zero(simulator.model().nv()));
 
@@ -310,8 +358,8 @@ int main(int argc, char** argv) {
     if (argc < 3) throw std::invalid_argument("missing arguments");
     const std::string command = argv[1], scene = argv[2];
     int seeds = 5, seed = 0, steps = 100, window = 20;
-    double perturbation = 1e-9;
-    std::string approximation;
+    double perturbation = 1e-9, settle = 0.0;
+    std::string approximation, q_file;
     for (int i = 3; i < argc; ++i) {
       const std::string a = argv[i];
       if (i + 1 >= argc) throw std::invalid_argument("option " + a + " needs a value");
@@ -322,12 +370,14 @@ int main(int argc, char** argv) {
       else if (a == "--window") window = std::stoi(value);
       else if (a == "--perturbation") perturbation = std::stod(value);
       else if (a == "--approximation") approximation = value;
+      else if (a == "--settle") settle = std::stod(value);
+      else if (a == "--q-file") q_file = value;
       else throw std::invalid_argument("unknown option " + a);
     }
-    if (steps < 1 || seeds < 0 || seed < 0 || !(perturbation >= 0))
-      throw std::invalid_argument("--steps ≥ 1, --seeds ≥ 0, --seed ≥ 0 and --perturbation ≥ 0");
-    if (command == "export") return export_scene(scene, seeds, perturbation);
-    if (command == "simulate") return simulate(scene, approximation, seed, steps, window, perturbation);
+    if (steps < 1 || seeds < 0 || seed < 0 || !(perturbation >= 0) || !(settle >= 0 && std::isfinite(settle)))
+      throw std::invalid_argument("--steps ≥ 1, --seeds ≥ 0, --seed ≥ 0, --perturbation ≥ 0 and --settle ≥ 0");
+    if (command == "export") return export_scene(scene, seeds, perturbation, settle);
+    if (command == "simulate") return simulate(scene, approximation, seed, steps, window, perturbation, q_file);
     throw std::invalid_argument("unknown command " + command);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "coulomb_peer_bench: %s\n%s", e.what(), kUsage);
