@@ -54,6 +54,27 @@ COULOMB_BLOCK6_INLINE void store_block(double* a, const v4 (&c4)[6], const v2 (&
   }
 }
 
+/// y splat into a 4-wide and a 2-wide vector, for the kernels that multiply both halves of a
+/// column by one scalar. kWide (the caller is compiled for AVX2, BlockSparseCholesky's AVX2
+/// clone): the 2-wide vector is the low half of the 4-wide one, so one broadcast load from
+/// memory (vbroadcastsd m64, a load port) serves both. Written as two splats, GCC loads y, then
+/// broadcasts it in a register and duplicates it with movddup: two instructions on the one
+/// shuffle port per scalar, 72 per 6 × 6 update, which bounded the update at about twice the
+/// time of its 72 multiply-adds (docs/sap.md). Baseline (!kWide): the 4-wide vector is two SSE
+/// registers and taking its low half goes through the stack, so there it splats twice. The
+/// values are the same either way.
+template <bool kWide>
+COULOMB_BLOCK6_INLINE void splat(const double* y, v4& y4, v2& y2) {
+  if constexpr (kWide) {
+    const v4 b = {*y, *y, *y, *y};
+    y4 = b;
+    y2 = __builtin_shufflevector(b, b, 0, 1);
+  } else {
+    y4 = v4{*y, *y, *y, *y};
+    y2 = v2{*y, *y};
+  }
+}
+
 /// Element i of a column held as (c4, c2); i must be a compile-time constant after unrolling.
 COULOMB_BLOCK6_INLINE double element(const v4& c4, const v2& c2, int i) { return i < 4 ? c4[i] : c2[i - 4]; }
 
@@ -117,6 +138,7 @@ COULOMB_BLOCK6_INLINE void solve_lower_transpose(const double* L, const double* 
 
 /// C −= X Yᵀ for 6 × 6 blocks (C(:, j) −= Σ_k X(:, k) Y(j, k)). With Y = X it is the full
 /// symmetric update D −= X Xᵀ (both triangles written; callers read the lower one).
+template <bool kWide = false>
 COULOMB_BLOCK6_INLINE void subtract_gemm_nt(const double* X, const double* Y, double* C) {
   v4 c4[6];
   v2 c2[6];
@@ -128,8 +150,11 @@ COULOMB_BLOCK6_INLINE void subtract_gemm_nt(const double* X, const double* Y, do
     const double* yk = Y + 6 * k;  // column k of Y: Y(j, k) for j = 0..5
     COULOMB_BLOCK6_UNROLL
     for (int j = 0; j < 6; ++j) {
-      c4[j] -= x4 * yk[j];
-      c2[j] -= x2 * yk[j];
+      v4 y4;
+      v2 y2;
+      splat<kWide>(yk + j, y4, y2);
+      c4[j] -= x4 * y4;
+      c2[j] -= x2 * y2;
     }
   }
   store_block(C, c4, c2);
@@ -137,6 +162,7 @@ COULOMB_BLOCK6_INLINE void subtract_gemm_nt(const double* X, const double* Y, do
 
 /// B ← B L⁻ᵀ for a 6 × 6 block B and the 6 × 6 lower-triangular L (the factor of a diagonal
 /// block): column j of the result is (B(:, j) − Σ_{k<j} X(:, k) L(j, k)) / L(j, j).
+template <bool kWide = false>
 COULOMB_BLOCK6_INLINE void solve_right_lower_transpose(const double* L, double* B) {
   v4 x4[6];
   v2 x2[6];
@@ -146,9 +172,11 @@ COULOMB_BLOCK6_INLINE void solve_right_lower_transpose(const double* L, double* 
     v2 b2 = load2(B + 6 * j + 4);
     COULOMB_BLOCK6_UNROLL
     for (int k = 0; k < j; ++k) {
-      const double l = L[6 * k + j];
-      b4 -= x4[k] * l;
-      b2 -= x2[k] * l;
+      v4 l4;
+      v2 l2;
+      splat<kWide>(L + 6 * k + j, l4, l2);
+      b4 -= x4[k] * l4;
+      b2 -= x2[k] * l2;
     }
     const double inv = 1.0 / L[6 * j + j];
     x4[j] = b4 * inv;
@@ -252,13 +280,17 @@ COULOMB_BLOCK6_INLINE void multiply_GJ_3x6(const double* G, const double* J, dou
 }
 
 /// y −= B x for a 6 × 6 block B.
+template <bool kWide = false>
 COULOMB_BLOCK6_INLINE void subtract_gemv(const double* B, const double* x, double* y) {
   v4 y4 = load4(y);
   v2 y2 = load2(y + 4);
   COULOMB_BLOCK6_UNROLL
   for (int k = 0; k < 6; ++k) {
-    y4 -= load4(B + 6 * k) * x[k];
-    y2 -= load2(B + 6 * k + 4) * x[k];
+    v4 x4;
+    v2 x2;
+    splat<kWide>(x + k, x4, x2);
+    y4 -= load4(B + 6 * k) * x4;
+    y2 -= load2(B + 6 * k + 4) * x2;
   }
   store4(y, y4);
   store2(y + 4, y2);

@@ -93,6 +93,8 @@ void BlockSparseCholesky::analyze(const std::vector<int>& block_sizes, const std
   for (int k = 0; k < T; ++k)
     for (size_t a = 0; a < lower_[k].size(); ++a)
       for (size_t b = 0; b < a; ++b) update_target_.push_back(block_index(lower_[k][a].position, lower_[k][b].position));
+  update_data_.resize(update_target_.size());
+  for (size_t u = 0; u < update_target_.size(); ++u) update_data_[u] = off_[update_target_[u]].data();
   permuted_.resize(n_);
   inv_diag_.assign(n_, 0.0);
   permuted_offset_.assign(T, 0);
@@ -273,11 +275,14 @@ class BlockSparseCholeskyNumeric {
   }
 
  private:
+  static constexpr size_t kPrefetchAhead = 4;  // updates; each takes some 10–40 ns
+
   template <int W>
   [[gnu::always_inline]] static inline bool factorize(BlockSparseCholesky& c, const char* skip) {
     namespace b6 = internal::block6;
     const int T = c.num_blocks();
     size_t u = 0;
+    const size_t num_updates = c.update_target_.size();
     for (int k = 0; k < T; ++k) {
       Eigen::MatrixXd& D = c.diag_[k];
       const int nk = static_cast<int>(D.rows());
@@ -304,7 +309,7 @@ class BlockSparseCholeskyNumeric {
       for (const Lower& l : col) {
         Eigen::MatrixXd& B = c.off_[l.block];
         const int ni = static_cast<int>(B.rows());
-        if (nk == 6 && ni == 6) b6::solve_right_lower_transpose(D.data(), B.data());
+        if (nk == 6 && ni == 6) b6::solve_right_lower_transpose<W == 4>(D.data(), B.data());
         else if (nk <= kPlainKernelMaxSize) solve_right_lower_transpose(D.data(), nk, B.data(), ni);
         else D.transpose().triangularView<Eigen::Upper>().solveInPlace<Eigen::OnTheRight>(B);
       }
@@ -317,14 +322,21 @@ class BlockSparseCholeskyNumeric {
         const int ni = static_cast<int>(Li.rows());
         const bool small = ni <= kPlainKernelMaxSize && nk <= kPlainKernelMaxSize;
         double* Di = c.diag_[li.position].data();
-        if (ni == 6 && nk == 6) b6::subtract_gemm_nt(Li.data(), Li.data(), Di);  // both triangles
+        if (ni == 6 && nk == 6) b6::subtract_gemm_nt<W == 4>(Li.data(), Li.data(), Di);  // both triangles
         else if (small) subtract_syrk_lower(Li.data(), ni, nk, Di);
         else c.diag_[li.position].triangularView<Eigen::Lower>() -= Li * Li.transpose();
         for (size_t b = 0; b < a; ++b) {
           const Eigen::MatrixXd& Lj = c.off_[col[b].block];
+          // The target of the update kPrefetchAhead later: its 6 × 6 block spans 5 cache lines.
+          // Without this, the first load of each target stalled (perf: 14 % of the
+          // factorization's samples on clutter_320 at rest, on one instruction).
+          if (u + kPrefetchAhead < num_updates) {
+            const char* next = reinterpret_cast<const char*>(c.update_data_[u + kPrefetchAhead]);
+            for (int line = 0; line < 5; ++line) __builtin_prefetch(next + 64 * line, 1);
+          }
           Eigen::MatrixXd& C = c.off_[c.update_target_[u++]];
           const int nj = static_cast<int>(Lj.rows());
-          if (ni == 6 && nj == 6 && nk == 6) b6::subtract_gemm_nt(Li.data(), Lj.data(), C.data());
+          if (ni == 6 && nj == 6 && nk == 6) b6::subtract_gemm_nt<W == 4>(Li.data(), Lj.data(), C.data());
           else if (small && nj <= kPlainKernelMaxSize) subtract_gemm_nt(Li.data(), ni, Lj.data(), nj, nk, C.data());
           else C.noalias() -= Li * Lj.transpose();
         }
@@ -352,7 +364,7 @@ class BlockSparseCholeskyNumeric {
       for (const Lower& l : c.lower_[k]) {
         const Eigen::MatrixXd& B = c.off_[l.block];
         double* yi = y + c.permuted_offset_[l.position];
-        if (nk == 6 && B.rows() == 6) b6::subtract_gemv(B.data(), yk, yi);
+        if (nk == 6 && B.rows() == 6) b6::subtract_gemv<W == 4>(B.data(), yk, yi);
         else subtract_gemv(B.data(), static_cast<int>(B.rows()), nk, yk, yi);
       }
     }

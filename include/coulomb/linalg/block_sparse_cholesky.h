@@ -113,6 +113,9 @@ class BlockSparseCholesky {
   /// Schur-update targets, precomputed by analyze(): for column k and its pair (a, b), b < a, of
   /// rows in lower_[k], the block index of L(pos_a, pos_b), flattened in loop order.
   std::vector<int> update_target_;
+  /// off_[update_target_[u]].data() for every u: the Schur updates' target blocks, read ahead
+  /// of their use (a software prefetch; the targets are scattered over the factor).
+  std::vector<double*> update_data_;
   std::vector<int> analyzed_sizes_;
   std::vector<std::pair<int, int>> analyzed_edges_;  ///< normalized (min, max), sorted, unique
   std::vector<std::pair<int, int>> edge_scratch_;    ///< the edges of the current call, normalized
