@@ -13,6 +13,9 @@ import statistics
 
 ENGINE_LABEL = {"coulomb_sap": "coulomb SAP", "coulomb_lagged": "coulomb lagged", "mujoco_newton": "MuJoCo Newton",
                 "mujoco_cg": "MuJoCo CG", "drake_sap": "Drake SAP", "drake_lagged": "Drake lagged"}
+# One colour per engine in every plot (the piles run fewer engines than the other scenes).
+ENGINE_COLOR = {"coulomb_sap": "C0", "coulomb_lagged": "C1", "mujoco_newton": "C2", "mujoco_cg": "C3",
+                "drake_sap": "C4", "drake_lagged": "C5"}
 CLUTTER = ["clutter", "clutter_80", "clutter_160", "clutter_320"]  # falling from the scenes' columns
 PILES = ["pile_40", "pile_80", "pile_160", "pile_320"]  # the same piles settled: the scaling
 
@@ -89,13 +92,13 @@ def fit_exponent(points):
 
 def plots(sim, table, images):
     import matplotlib
+    import matplotlib.ticker
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     os.makedirs(images, exist_ok=True)
     scenes = sim["scenes"]
     exps = {"settled": {}, "falling": {}}
     fig, ax = plt.subplots(figsize=(7.0, 5.0))
-    colors = {}
     for series, names, style in (("settled", PILES, "o-"), ("falling", CLUTTER, "x:")):
         for e, label in ENGINE_LABEL.items():
             pts = [(scenes[s]["num_free_bodies"], table[s][e]["steps_per_s"]) for s in names
@@ -104,11 +107,9 @@ def plots(sim, table, images):
                 continue
             k = fit_exponent(pts)
             exps[series][e] = k
-            kwargs = {"color": colors[e]} if e in colors else {}
-            lines = ax.loglog([p[0] for p in pts], [p[1] for p in pts], style, alpha=1.0 if series == "settled" else 0.5,
-                              label=f"{label}, {series} (cost ∝ n^{k:.2f})" if k is not None else f"{label}, {series}",
-                              **kwargs)
-            colors.setdefault(e, lines[0].get_color())
+            ax.loglog([p[0] for p in pts], [p[1] for p in pts], style, alpha=1.0 if series == "settled" else 0.5,
+                      color=ENGINE_COLOR[e],
+                      label=f"{label}, {series} (cost ∝ n^{k:.2f})" if k is not None else f"{label}, {series}")
     ax.set_xlabel("objects in the clutter pile")
     ax.set_ylabel("steps per second (median over starting states)")
     ax.set_title("Clutter 40–320 with walls, δt = 10 ms: settled piles (solid), falling (dotted)", fontsize=9)
@@ -126,12 +127,14 @@ def plots(sim, table, images):
             row = table.get(s, {}).get(e)
             if not row or row.get("steps_per_s") is None:
                 continue
-            ax.loglog([row["steps_per_s"]], [max(row["penetration_end"], 1e-7) * 1e3], "o", label=label)
+            ax.loglog([row["steps_per_s"]], [max(row["penetration_end"], 1e-7) * 1e3], "o", label=label,
+                      color=ENGINE_COLOR[e])
         ax.set_title(s, fontsize=9)
         ax.set_xlabel("steps/s", fontsize=8)
         ax.set_ylabel("penetration at end [mm]", fontsize=8)
         ax.grid(True, which="both", alpha=0.3)
         ax.tick_params(labelsize=7)
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())  # overlapping labels otherwise
     handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=6, fontsize=8)
     fig.tight_layout(rect=(0, 0.05, 1, 1))
