@@ -13,7 +13,8 @@ Then the settled starting states of the pile_* scenes (`export --settle T`, `sim
 the export is deterministic, the settled pile lies below its starting columns with unit
 quaternions, the seeds differ from each other only by the perturbation, a pile started from its
 settled state stays at rest (every body moves less than 5 mm in 0.2 s, no failed step, no body
-fallen), and a bad --q-file is refused with its name in the message.
+fallen), a bad --q-file is refused with its name in the message, and simulate refuses --settle
+(an option of export) instead of starting unsettled.
 
   check_export.py --peer-bench build/bin/coulomb_peer_bench [--coulomb build/bin/coulomb] [SCENE...]
 """
@@ -173,6 +174,10 @@ def check_settled(peer_bench, scene="clutter", settle=4.0, perturbation=1e-9):
     if bad.returncode == 0 or "q[3] is not a finite number" not in bad.stderr:
         raise AssertionError(f"{scene}: a --q-file with a null entry was not refused: {bad.stderr!r}")
     os.remove(work)
+    bad = subprocess.run([peer_bench, "simulate", path, "--settle", repr(settle), "--steps", "2"], capture_output=True,
+                         text=True)
+    if bad.returncode == 0 or "option --settle does not apply to simulate" not in bad.stderr:
+        raise AssertionError(f"{scene}: simulate did not refuse export's --settle: {bad.stderr!r}")
     print(f"check_export: {scene} settled for {settle} s: {dropped} of {len(free)} bodies fell 5 cm or more; "
           f"at rest from there (largest move {moved:.2e} m in 20 steps)")
 

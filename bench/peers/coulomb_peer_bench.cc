@@ -19,11 +19,14 @@
 //                               [--window W] [--perturbation P] [--q-file FILE]
 //     Simulates N steps from starting state K (0: the scene's own; K ≥ 1: perturbed as in
 //     export; --q-file: the JSON array of the configuration to start from, at rest, such as an
-//     exported starting state) with the scene's integrator and time step and SAP's default tolerances, timing
-//     only Simulator::step() (thread CPU time and wall time). Reports iterations per step (SAP
-//     Newton iterations), mean contacts, the max penetration at the final state (a fresh
-//     collision query), and the steady slip: the mean over the last W steps of StepStats::mean_slip
-//     (mean tangential speed over the contacts carrying load at the end of the step).
+//     exported starting state) with the scene's integrator and time step and SAP's default
+//     tolerances, timing only Simulator::step() (thread CPU time and wall time). Reports
+//     iterations per step (SAP Newton iterations), mean contacts, the max penetration at the
+//     final state (a fresh collision query), and the steady slip: the mean over the last W steps
+//     of StepStats::mean_slip (mean tangential speed over the contacts carrying load at the end
+//     of the step).
+//
+//   Options of the other command are refused (exit 1), not ignored.
 //
 // Starting states: every translational coordinate (floating-joint positions and prismatic
 // joints) is offset by a uniform number in [−P, P] drawn from std::mt19937_64(seed); nothing
@@ -360,8 +363,15 @@ int main(int argc, char** argv) {
     int seeds = 5, seed = 0, steps = 100, window = 20;
     double perturbation = 1e-9, settle = 0.0;
     std::string approximation, q_file;
+    // Each option belongs to one command (--perturbation to both); another command's option is
+    // refused rather than ignored (--settle given to simulate would otherwise start unsettled).
+    const std::string export_only = " --seeds --settle ";
+    const std::string simulate_only = " --approximation --seed --steps --window --q-file ";
     for (int i = 3; i < argc; ++i) {
       const std::string a = argv[i];
+      const std::string& other = command == "export" ? simulate_only : export_only;
+      if (other.find(" " + a + " ") != std::string::npos)
+        throw std::invalid_argument("option " + a + " does not apply to " + command);
       if (i + 1 >= argc) throw std::invalid_argument("option " + a + " needs a value");
       const std::string value = argv[++i];
       if (a == "--seeds") seeds = std::stoi(value);
