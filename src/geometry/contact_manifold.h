@@ -176,7 +176,9 @@ enum class BoxBoxStatus {
 /// Box A (full edge lengths size_a, pose X_WA) against box B. Separating-axis test over the
 /// 15 axes (3 face normals of each box, 9 edge–edge cross products); face axes are preferred
 /// over edge axes, and A's faces over B's, unless the other is clearly better (relative
-/// tolerances). Face axis: the reference face is that face of the chosen box, the incident
+/// tolerances); an edge axis within 2.56° of the chosen face's normal never wins (an edge lying
+/// on the face: its gap equals the face's up to the tilt, and the face manifold holds the
+/// edge's two ends). Face axis: the reference face is that face of the chosen box, the incident
 /// face is the face of the other box most anti-parallel to it; the incident quadrilateral is
 /// clipped against the reference face's four side planes (Sutherland–Hodgman) and every
 /// clipped vertex with depth ≤ margin below/above the reference plane gives a point (at most
