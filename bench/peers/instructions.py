@@ -11,7 +11,9 @@ valgrind's callgrind with collection switched on only inside the step call:
   coulomb SAP     coulomb_peer_bench simulate (Simulator::step), the scene's starting state `seed`
   MuJoCo Newton   mujoco.mj_step from this script (`child`), the same starting state and model
   MuJoCo CG       as peers.py (models.py), with each of MuJoCo's two solvers
-and reports instructions per step, their ratios (MuJoCo ÷ coulomb: above 1, coulomb executes
+The pile_* scenes start every engine from the clutter scene's pile settled by coulomb for 4 s
+(peers.py's settled piles: the scaling with the number of objects); coulomb reads that state from
+a file (simulate --q-file). The script reports instructions per step, their ratios (MuJoCo ÷ coulomb: above 1, coulomb executes
 fewer) and each engine's solver iterations per step. Instructions are not time: MuJoCo's wheel is
 compiled for AVX (256-bit registers in its vector loops), coulomb for the x86-64 baseline with
 AVX2 + FMA copies of its block kernels chosen at run time, so one instruction does different
@@ -21,6 +23,7 @@ repeatable, which the timings here are not.
 import argparse
 import concurrent.futures
 import json
+import math
 import os
 import platform
 import re
@@ -43,7 +46,15 @@ SCENES = [
     ("clutter_80", 200),
     ("clutter_160", 150),
     ("clutter_320", 100),
+    ("pile_40", 60),
+    ("pile_80", 40),
+    ("pile_160", 20),
+    ("pile_320", 10),
 ]
+# The settled piles (peers.py's pile_*): the clutter scene's pile after `settle` seconds of
+# coulomb, at rest, as every engine's starting state (coulomb_peer_bench export --settle).
+PILES = {"pile_40": ("clutter", 4.0), "pile_80": ("clutter_80", 4.0), "pile_160": ("clutter_160", 4.0),
+         "pile_320": ("clutter_320", 4.0)}
 
 
 PERTURBATION = 1e-9  # peers.py's default: every translational coordinate offset by U[−1e-9, 1e-9] m
@@ -70,10 +81,11 @@ def valgrind(toggle, out_file, command):
     return callgrind_total(out_file), r.stdout
 
 
-def run_coulomb(peer_bench, scene_file, seed, steps, work):
+def run_coulomb(peer_bench, scene_file, seed, steps, work, q_file=None):
+    start = ["--q-file", q_file] if q_file else ["--seed", str(seed), "--perturbation", repr(PERTURBATION)]
     ir, out = valgrind("coulomb::simulation::Simulator::step()", os.path.join(work, "coulomb.cg"),
-                       [peer_bench, "simulate", scene_file, "--approximation", "sap", "--seed", str(seed),
-                        "--steps", str(steps), "--window", str(min(steps, 10)), "--perturbation", repr(PERTURBATION)])
+                       [peer_bench, "simulate", scene_file, "--approximation", "sap", "--steps", str(steps),
+                        "--window", str(min(steps, 10))] + start)
     r = json.loads(out)
     return {"instructions": ir, "per_step": ir / steps, "iterations_per_step": r["iterations"],
             "failures": r["failures"]}
@@ -115,22 +127,29 @@ def run(args):
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.scenes:
             steps = max(10, int(round(known[name] * args.steps_scale)))
-            scene_file = os.path.join(ROOT, "examples", "scenes", name + ".yaml")
+            stem, settle = PILES.get(name, (name, 0.0))
+            scene_file = os.path.join(ROOT, "examples", "scenes", stem + ".yaml")
             export = subprocess.run([args.peer_bench, "export", scene_file, "--seeds", str(args.seed),
-                                     "--perturbation", repr(PERTURBATION)],
+                                     "--perturbation", repr(PERTURBATION), "--settle", repr(settle)],
                                     check=True, capture_output=True, text=True).stdout
             export_file = os.path.join(tmp, name + ".json")
             with open(export_file, "w") as f:
                 f.write(export)
+            q_file = None
+            if settle:  # coulomb starts from the settled state in the file, as MuJoCo from `q`
+                q_file = os.path.join(tmp, name + "-q.json")
+                state = next(s for s in json.loads(export)["starting_states"] if s["seed"] == args.seed)
+                with open(q_file, "w") as f:
+                    json.dump(state["q"], f)
             work_c, work_m = os.path.join(tmp, name + "-c"), os.path.join(tmp, name + "-m")
             os.makedirs(work_c)
             os.makedirs(work_m)
             print(f"instructions: {name}: {steps} steps under callgrind ...", file=sys.stderr, flush=True)
             with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-                fc = pool.submit(run_coulomb, args.peer_bench, scene_file, args.seed, steps, work_c)
+                fc = pool.submit(run_coulomb, args.peer_bench, scene_file, args.seed, steps, work_c, q_file)
                 fn = pool.submit(run_mujoco, export_file, "Newton", args.seed, steps, work_m)
                 fg = pool.submit(run_mujoco, export_file, "CG", args.seed, steps, work_m)
-                entry = {"steps": steps, "nv": json.loads(export)["nv"]}
+                entry = {"steps": steps, "nv": json.loads(export)["nv"], "settle": settle}
                 for key, fut in (("coulomb_sap", fc), ("mujoco_newton", fn), ("mujoco_cg", fg)):
                     try:
                         entry[key] = fut.result()
@@ -165,7 +184,9 @@ def report(args):
              f"Python {data['versions']['python']}",
              f"- one starting state per scene (seed {data['seed']}: the state peers.py's seed {data['seed']} uses); "
              "instructions counted by callgrind only inside the step call (`Simulator::step()`, `mj_step`), "
-             "the same scene files and MuJoCo models as docs/benchmarks-peers.md",
+             "the same scene files and MuJoCo models as docs/benchmarks-peers.md; pile_40 … pile_320 start from "
+             "the clutter piles settled by coulomb for 4 s, as there (fewer steps: callgrind runs some 50× "
+             "slower, and MuJoCo Newton takes a third of a second per step on pile_320)",
              "- the count repeats exactly from run to run, unlike the timings of docs/benchmarks-peers.md on this "
              "shared machine (±0.3 in their ratios). It is not time: MuJoCo's AVX build and coulomb's "
              "x86-64 baseline (with AVX2 + FMA copies of its block kernels) do different work per "
@@ -193,6 +214,17 @@ def report(args):
     lines += ["", "MuJoCo ÷ coulomb above 1: coulomb executes fewer instructions per step. \"Fewer of the two\": "
               "MuJoCo's solver that executes fewer instructions on the scene. Iterations: coulomb's SAP Newton "
               "iterations; MuJoCo's `solver_niter` (the largest over its islands).", ""]
+    piles = [(int(name.split("_")[1]), e) for name, e in data["scenes"].items() if name in PILES]
+    if len(piles) >= 2:
+        def exponent(key):  # least squares of log(instructions per step) on log(objects)
+            pts = [(math.log(n), math.log(e[key]["per_step"])) for n, e in piles if "error" not in e[key]]
+            if len(pts) < 2:
+                return "—"
+            mx, my = sum(x for x, _ in pts) / len(pts), sum(y for _, y in pts) / len(pts)
+            return f"{sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts):.2f}"
+        lines += [f"Settled piles ({', '.join(str(n) for n, _ in piles)} objects): instructions per step grow as "
+                  f"n^k with k = {exponent('coulomb_sap')} for coulomb SAP, {exponent('mujoco_newton')} for "
+                  f"MuJoCo Newton and {exponent('mujoco_cg')} for MuJoCo CG (least squares on the logarithms).", ""]
     if errors:
         lines += ["Failed runs:", ""] + errors + [""]
     with open(args.output, "w") as f:
