@@ -14,7 +14,7 @@
 #   make bench-instructions  instructions per step, coulomb SAP against MuJoCo 4 (Newton, CG), counted by
 #                callgrind (exact from run to run, unlike the timings on a shared machine):
 #                rewrites docs/benchmarks-instructions.md (scripts/bench_instructions.sh;
-#                INSTR_SCENES, INSTR_STEPS_SCALE, INSTR_SEED; ~25 minutes)
+#                INSTR_SCENES, INSTR_STEPS_SCALE, INSTR_SEED; ~15 minutes)
 #   make bench-report  rerun the benchmarks and rewrite docs/benchmarks.md (and docs/fidelity.md)
 #   make fidelity-report  run the analytic checks (coulomb_fidelity) and rewrite docs/fidelity.md
 #   make experiments  deps + build + Zapolsky & Drumwright's controller experiments (coulomb

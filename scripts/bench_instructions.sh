@@ -6,7 +6,7 @@
 #   usage: scripts/bench_instructions.sh [OUTPUT.md]   (default docs/benchmarks-instructions.md)
 # Environment: BUILD_DIR (build), INSTR_SCENES (all), INSTR_STEPS_SCALE (1.0), INSTR_SEED (1),
 #   BENCH_PEERS_REUSE=1 (reuse BUILD_DIR/bench-peers/instructions.json).
-# About 25 minutes on 2 cores (callgrind runs programs some 50× slower); valgrind is
+# About 15 minutes on 2 cores (callgrind runs programs some 50× slower); valgrind is
 # installed from Debian's packages when missing (as root).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
