@@ -37,11 +37,15 @@ void BlockSparseCholesky::analyze(const std::vector<int>& block_sizes, const std
     if (s < 0 || t < 0 || s >= T || t >= T || s == t)
       throw std::invalid_argument("BlockSparseCholesky: bad edge (" + std::to_string(s) + ", " + std::to_string(t) + ")");
   // The node graph in compressed columns (both directions), for AMD.
-  std::vector<int> Ap(T + 1, 0), Ai(2 * edge_scratch_.size());
+  std::vector<int>& Ap = scratch_Ap_;
+  std::vector<int>& Ai = scratch_Ai_;
+  Ap.assign(T + 1, 0);
+  Ai.resize(2 * edge_scratch_.size());
   for (const auto& [s, t] : edge_scratch_) ++Ap[s + 1], ++Ap[t + 1];
   for (int t = 0; t < T; ++t) Ap[t + 1] += Ap[t];
   {
-    std::vector<int> next(Ap.begin(), Ap.end() - 1);
+    std::vector<int>& next = scratch_next_;
+    next.assign(Ap.begin(), Ap.end() - 1);
     for (const auto& [s, t] : edge_scratch_) Ai[next[s]++] = t, Ai[next[t]++] = s;
   }
   // Fill-reducing order: SuiteSparse's approximate minimum degree (Amestoy, Davis and Duff) on
@@ -65,7 +69,12 @@ void BlockSparseCholesky::analyze(const std::vector<int>& block_sizes, const std
   // Symbolic factorization by the elimination tree: the rows (elimination positions) of column
   // k of L are node order_[k]'s later neighbours and its children's rows other than k; the
   // parent of k is its first row.
-  std::vector<std::vector<int>> rows(T), children(T);
+  // The scratch lists and the blocks below keep their storage from call to call: a pile's
+  // contact graph changes at most steps, and the pattern is analyzed again each time.
+  std::vector<std::vector<int>>& rows = scratch_rows_;
+  std::vector<std::vector<int>>& children = scratch_children_;
+  if (rows.size() < static_cast<size_t>(T)) rows.resize(T), children.resize(T);
+  for (int k = 0; k < T; ++k) rows[k].clear(), children[k].clear();
   for (int k = 0; k < T; ++k) {
     const int t = order_[k];
     std::vector<int>& r = rows[k];
@@ -78,15 +87,21 @@ void BlockSparseCholesky::analyze(const std::vector<int>& block_sizes, const std
     r.erase(std::unique(r.begin(), r.end()), r.end());
     if (!r.empty()) children[r.front()].push_back(k);
   }
-  diag_.assign(T, Eigen::MatrixXd());
-  off_.clear();
-  lower_.assign(T, {});
+  // Blocks are resized in place: no allocation when a block keeps its number of entries (the
+  // 6 × 6 blocks of free bodies), only for the blocks a larger factor adds.
+  diag_.resize(T);
+  lower_.resize(T);
+  size_t num_off = 0;
+  for (int k = 0; k < T; ++k) num_off += rows[k].size();
+  off_.resize(num_off);
+  int next_block = 0;
   for (int k = 0; k < T; ++k) {
     const int t = order_[k];
-    diag_[k] = Eigen::MatrixXd::Zero(sizes_[t], sizes_[t]);
+    diag_[k].setZero(sizes_[t], sizes_[t]);
+    lower_[k].clear();
     for (int i : rows[k]) {  // sorted by position
-      lower_[k].push_back({i, static_cast<int>(off_.size())});
-      off_.push_back(Eigen::MatrixXd::Zero(sizes_[order_[i]], sizes_[t]));
+      lower_[k].push_back({i, next_block});
+      off_[static_cast<size_t>(next_block++)].setZero(sizes_[order_[i]], sizes_[t]);
     }
   }
   update_target_.clear();

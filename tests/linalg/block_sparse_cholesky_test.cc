@@ -136,17 +136,22 @@ TEST(BlockSparseCholeskyTest, MatchesDenseOnManyPatterns) {
 }
 
 // analyze() keeps its symbolic factorization when called again with the same pattern (edges in
-// another order, reversed or repeated) and redoes it for a different one; storage() writes the
-// same blocks add_block() does.
+// another order, reversed or repeated) and redoes it for a different one, reusing its blocks
+// (fewer, more, and blocks of other sizes); storage() writes the same blocks add_block() does.
 TEST(BlockSparseCholeskyTest, ReanalysisAndDirectStorage) {
   std::mt19937 rng(102);
   std::normal_distribution<double> N(0.0, 1.0);
-  const std::vector<int> sizes = {6, 6, 6, 6, 18};
+  const std::vector<int> sizes_a = {6, 6, 6, 6, 18}, sizes_b = {6, 18, 6, 3, 6};
   const std::vector<std::pair<int, int>> edges = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {4, 2}};
   const std::vector<std::pair<int, int>> same = {{2, 4}, {0, 3}, {2, 1}, {1, 0}, {3, 2}, {0, 1}};
   const std::vector<std::pair<int, int>> fewer = {{0, 1}, {1, 2}};
+  const std::vector<std::pair<int, int>> more = {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 0}, {0, 2}, {1, 3}};
   BlockSparseCholesky chol;
-  for (const auto* pattern : {&edges, &same, &fewer, &edges}) {
+  for (const auto& [sizes_ptr, pattern] :
+       std::vector<std::pair<const std::vector<int>*, const std::vector<std::pair<int, int>>*>>{
+           {&sizes_a, &edges}, {&sizes_a, &same}, {&sizes_a, &fewer}, {&sizes_a, &edges}, {&sizes_b, &edges},
+           {&sizes_b, &more}, {&sizes_a, &fewer}}) {
+    const std::vector<int>& sizes = *sizes_ptr;
     chol.analyze(sizes, *pattern);
     chol.set_zero();
     Eigen::MatrixXd H_expected = Eigen::MatrixXd::Zero(chol.size(), chol.size());

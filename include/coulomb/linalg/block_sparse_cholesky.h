@@ -122,6 +122,10 @@ class BlockSparseCholesky {
   mutable Eigen::VectorXd permuted_;  ///< solve_in_place workspace, in elimination order
   std::vector<int> permuted_offset_;  ///< offset of elimination position k in permuted_
   std::vector<double> inv_diag_;      ///< 1/L(j, j) of the 6 × 6 diagonal factors, in elimination order
+  // analyze()'s work lists, kept so that a changed pattern allocates nothing once they are large
+  // enough: the node graph (compressed columns) for AMD and the factor's rows and children.
+  std::vector<int> scratch_Ap_, scratch_Ai_, scratch_next_;
+  std::vector<std::vector<int>> scratch_rows_, scratch_children_;
 };
 
 }  // namespace coulomb::linalg
