@@ -12,9 +12,9 @@ valgrind's callgrind with collection switched on only inside the step call:
   MuJoCo Newton   mujoco.mj_step from this script (`child`), the same starting state and model
   MuJoCo CG       as peers.py (models.py), with each of MuJoCo's two solvers
 The pile_* scenes start every engine from the clutter scene's pile settled by coulomb for 4 s
-(peers.py's settled piles: the scaling with the number of objects); coulomb reads that state from
-a file (simulate --q-file). The script reports instructions per step, their ratios (MuJoCo ÷ coulomb: above 1, coulomb executes
-fewer) and each engine's solver iterations per step. Instructions are not time: MuJoCo's wheel is
+(peers.py's settled piles: the scaling with the number of objects); coulomb reads that state
+from a file (simulate --q-file). The script reports instructions per step, their ratios
+(MuJoCo ÷ coulomb: above 1, coulomb executes fewer) and each engine's solver iterations per step. Instructions are not time: MuJoCo's wheel is
 compiled for AVX (256-bit registers in its vector loops), coulomb for the x86-64 baseline with
 AVX2 + FMA copies of its block kernels chosen at run time, so one instruction does different
 amounts of work; cache misses and dependency chains are not counted. The count is exactly
@@ -23,7 +23,6 @@ repeatable, which the timings here are not.
 import argparse
 import concurrent.futures
 import json
-import math
 import os
 import platform
 import re
@@ -35,6 +34,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+import peers  # noqa: E402  (SCENES: the settled piles' source scenes)
+from report import fit_exponent  # noqa: E402
 
 # scene, steps: the same as peers.SCENES (fewer for the largest piles: callgrind runs ~50× slower).
 SCENES = [
@@ -51,10 +52,9 @@ SCENES = [
     ("pile_160", 20),
     ("pile_320", 10),
 ]
-# The settled piles (peers.py's pile_*): the clutter scene's pile after `settle` seconds of
-# coulomb, at rest, as every engine's starting state (coulomb_peer_bench export --settle).
-PILES = {"pile_40": ("clutter", 4.0), "pile_80": ("clutter_80", 4.0), "pile_160": ("clutter_160", 4.0),
-         "pile_320": ("clutter_320", 4.0)}
+# The settled piles, as peers.py defines them: name → (source scene, settle [s]). Each starts from
+# the scene's pile after `settle` seconds of coulomb, at rest (coulomb_peer_bench export --settle).
+PILES = {name: (stem, settle) for name, stem, _, _, settle in peers.SCENES if settle}
 
 
 PERTURBATION = 1e-9  # peers.py's default: every translational coordinate offset by U[−1e-9, 1e-9] m
@@ -216,12 +216,9 @@ def report(args):
               "iterations; MuJoCo's `solver_niter` (the largest over its islands).", ""]
     piles = [(int(name.split("_")[1]), e) for name, e in data["scenes"].items() if name in PILES]
     if len(piles) >= 2:
-        def exponent(key):  # least squares of log(instructions per step) on log(objects)
-            pts = [(math.log(n), math.log(e[key]["per_step"])) for n, e in piles if "error" not in e[key]]
-            if len(pts) < 2:
-                return "—"
-            mx, my = sum(x for x, _ in pts) / len(pts), sum(y for _, y in pts) / len(pts)
-            return f"{sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts):.2f}"
+        def exponent(key):
+            k = fit_exponent([(n, e[key]["per_step"]) for n, e in piles if "error" not in e[key]])
+            return "—" if k is None else f"{k:.2f}"
         lines += [f"Settled piles ({', '.join(str(n) for n, _ in piles)} objects): instructions per step grow as "
                   f"n^k with k = {exponent('coulomb_sap')} for coulomb SAP, {exponent('mujoco_newton')} for "
                   f"MuJoCo Newton and {exponent('mujoco_cg')} for MuJoCo CG (least squares on the logarithms).", ""]

@@ -14,8 +14,7 @@ import statistics
 ENGINE_LABEL = {"coulomb_sap": "coulomb SAP", "coulomb_lagged": "coulomb lagged", "mujoco_newton": "MuJoCo Newton",
                 "mujoco_cg": "MuJoCo CG", "drake_sap": "Drake SAP", "drake_lagged": "Drake lagged"}
 # One colour per engine in every plot (the piles run fewer engines than the other scenes).
-ENGINE_COLOR = {"coulomb_sap": "C0", "coulomb_lagged": "C1", "mujoco_newton": "C2", "mujoco_cg": "C3",
-                "drake_sap": "C4", "drake_lagged": "C5"}
+ENGINE_COLOR = {e: f"C{i}" for i, e in enumerate(ENGINE_LABEL)}
 CLUTTER = ["clutter", "clutter_80", "clutter_160", "clutter_320"]  # falling from the scenes' columns
 PILES = ["pile_40", "pile_80", "pile_160", "pile_320"]  # the same piles settled: the scaling
 
@@ -80,8 +79,9 @@ def fmt(x, spec):
 
 
 def fit_exponent(points):
-    """Least-squares slope of log(cost per step) against log(objects)."""
-    pts = [(math.log(n), math.log(1.0 / s)) for n, s in points if s]
+    """Least-squares slope of log(cost per step) against log(objects); points: (objects, cost).
+    Also instructions.py's, on instructions per step."""
+    pts = [(math.log(n), math.log(c)) for n, c in points if c]
     if len(pts) < 2:
         return None
     mx = sum(p[0] for p in pts) / len(pts)
@@ -105,7 +105,7 @@ def plots(sim, table, images):
                    if s in table and e in table[s] and table[s][e].get("steps_per_s")]
             if not pts:
                 continue
-            k = fit_exponent(pts)
+            k = fit_exponent([(n, 1.0 / s) for n, s in pts])  # cost per step: 1 / steps per second
             exps[series][e] = k
             ax.loglog([p[0] for p in pts], [p[1] for p in pts], style, alpha=1.0 if series == "settled" else 0.5,
                       color=ENGINE_COLOR[e],

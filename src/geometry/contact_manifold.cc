@@ -511,15 +511,15 @@ BoxBoxStatus box_box_manifold(const Vector3& size_a, const Transform& X_WA, cons
   // step to step on a settled pile (at 0.08 mm penetration the edge gap won by 6 µm, past the
   // 5 % bias): 5 points, then 1, then 5 again, each flip a jolt to the solver's warm start
   // (docs/sap.md, "Settled piles").
+  Vector3 edge_axis = Vector3::Zero();
   if (use_edge) {
+    edge_axis = RA.col(edge_i).cross(RB.col(edge_j)) / edge_len;
     const Vector3 n_face = use_b ? RB.col(face_b) : RA.col(face_a);
-    const Vector3 n_edge = RA.col(edge_i).cross(RB.col(edge_j)) / edge_len;
-    if (std::abs(n_face.dot(n_edge)) >= kEdgeAlongFaceCos) use_edge = false;
+    if (std::abs(n_face.dot(edge_axis)) >= kEdgeAlongFaceCos) use_edge = false;
   }
 
   if (use_edge) {
     if (sep_e >= 0.0) return BoxBoxStatus::kFallback;  // separated edge–edge: general distance
-    const Vector3 edge_axis = RA.col(edge_i).cross(RB.col(edge_j)) / edge_len;
     const Vector3 n = sign_or_plus(t.dot(edge_axis)) * edge_axis;  // from A into B
     // Supporting edge of A along +n and of B along −n.
     Vector3 pa = X_WA.p, pb = X_WB.p;
