@@ -552,7 +552,8 @@ void Simulator::free_motion_residual(const Eigen::VectorXd& q0, const Eigen::Vec
     s.p_theta = ws_.momentum;
     s.beta_theta = ws_.momentum_bias;
   }
-  multibody::generalized_momentum(model, ws_, s.q1, v);  // p(q₁, v); joint poses at q₁ for crba
+  // p(q₁, v), and the joint poses at q₁ for crba; β(q₁, v) only where q^θ = q₁.
+  multibody::generalized_momentum(model, ws_, s.q1, v, /*with_bias=*/theta_at_end);
   const Eigen::VectorXd& p1 = ws_.momentum;
   if (theta_at_end) {
     s.q_theta = s.q1;

@@ -470,6 +470,20 @@ double cost_at(const SapProblem& problem, const Eigen::VectorXd& v, SapSolverWor
                               0.5 * w.dv_second.dot(w.Av_second), w);
 }
 
+// After cost_at(w.v_second) chose the second guess: the iterate becomes v_second and its
+// evaluation (as evaluate() would give, to the bit) reuses cost_at's J v and A(v − v*): only γ,
+// G and the gradient are computed again. The buffers are swapped, not copied.
+void evaluate_second_guess(const SapProblem& problem, SapSolverWorkspace& w) {
+  w.v.swap(w.v_second);
+  w.vc.swap(w.vc_second);
+  w.dv_minus.swap(w.dv_second);
+  w.Av_minus.swap(w.Av_second);
+  w.p = w.Av_minus + w.Av_star;  // A v
+  w.cost = add_constraint_costs(problem, w.vc, w.gamma, /*with_G=*/true, 0.5 * w.dv_minus.dot(w.Av_minus), w);
+  multiply_J_transpose(problem, w, w.gamma.data(), w.jc.data());
+  w.grad = w.Av_minus - w.jc;
+}
+
 // ℓ_p(0) = ½ v*ᵀ A v* + Σ_i ℓ_i(0), without touching the evaluation at the iterate (J·0 = 0).
 double cost_at_rest(const SapProblem& problem, SapSolverWorkspace& w) {
   double cost = 0.5 * problem.v_star().dot(w.Av_star);
@@ -948,7 +962,7 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
     evaluate(problem, /*with_G=*/true, w);
     bool converged = meets_eq26();
     // A second guess, unless v_guess already meets Eq. 26: start there if ℓ_p is lower (a cost
-    // evaluation without G or gradient; the swap exchanges storage only).
+    // evaluation without G or gradient, whose J v and A(v − v*) the evaluation there then keeps).
     if (iter == 0 && !converged && v_second_guess != nullptr) {
       w.v_second = *v_second_guess;
       pin_free_trees(w.v_second);
@@ -956,8 +970,7 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
       w.gamma_second.resize(problem.num_rows());
       w.Av_second.resize(nv);
       if (cost_at(problem, w.v_second, w) < w.cost) {
-        w.v.swap(w.v_second);
-        evaluate(problem, /*with_G=*/true, w);
+        evaluate_second_guess(problem, w);
         converged = meets_eq26();
       }
     }
@@ -996,7 +1009,7 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
       res.status = SapSolverStatus::kMaxIterations;
       break;
     }
-    if (iter == 0 && prm.island_line_search) {
+    if (iter == 0 && prm.island_line_search && problem.num_trees() > 1) {  // one tree: one island
       find_islands(problem, w);
       w.island_done.assign(w.num_islands, 0);
       w.islands_left = w.num_islands;

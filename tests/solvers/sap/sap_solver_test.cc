@@ -473,6 +473,86 @@ TEST(SapSolverTest, ConvergedIslandsEndWithTheWholeProblemConverged) {
   }
 }
 
+// The second guess (the simulator's v₀ + δt a): when its cost is lower the solve starts there,
+// and the evaluation at it reuses the cost comparison's J v and A(v − v*)
+// (evaluate_second_guess). Independent truth: the same solve started from that guess alone,
+// which must agree to the bit (iterations, cost, v, γ), and the first guess when it is the
+// better one. Problems: one 3-velocity tree with two contacts (spring_cylinder's shape), random
+// forests (dense path), and a 12-velocity tree whose contact Jacobians have zero columns (the
+// compacted J of a robot's limb) beside free bodies, on the block-sparse path.
+TEST(SapSolverTest, SecondGuessIsTheSameSolveAsStartingThere) {
+  std::mt19937 rng(227);
+  std::normal_distribution<double> N(0.0, 1.0);
+  auto contact = [&](double mu) {
+    FrictionConeParameters p;
+    p.mu = mu;
+    p.stiffness = std::numeric_limits<double>::infinity();
+    p.phi0 = -1e-3 * std::abs(N(rng));
+    return p;
+  };
+  auto gaussian = [&](int rows, int cols) {
+    MatrixXd J(rows, cols);
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) J(r, c) = N(rng);
+    return J;
+  };
+  std::vector<std::unique_ptr<SapProblem>> problems;
+  {
+    VectorXd v_star(3);
+    for (int i = 0; i < 3; ++i) v_star[i] = N(rng);
+    problems.push_back(std::make_unique<SapProblem>(0.02, std::vector<MatrixXd>{testing::random_spd(rng, 3)}, v_star));
+    for (int k = 0; k < 2; ++k)
+      problems.back()->add_constraint(std::make_unique<SapFrictionConeConstraint>(contact(1.0), 0, gaussian(3, 3)));
+  }
+  for (int trial = 0; trial < 3; ++trial) problems.push_back(testing::random_sap_problem(rng, 40, 25));
+  {
+    std::vector<MatrixXd> A{testing::random_spd(rng, 12)};
+    for (int t = 0; t < 8; ++t) A.push_back(testing::random_spd(rng, 6));
+    VectorXd v_star(12 + 6 * 8);
+    for (int i = 0; i < v_star.size(); ++i) v_star[i] = N(rng);
+    problems.push_back(std::make_unique<SapProblem>(0.01, A, v_star));
+    for (int k = 0; k < 6; ++k) {  // the limb: columns 0–5 (the base) and 3 of the 6 joints
+      MatrixXd J_limb = gaussian(3, 12);
+      for (int c = 6; c < 12; ++c)
+        if ((c + k) % 2 == 0) J_limb.col(c).setZero();
+      problems.back()->add_constraint(std::make_unique<SapFrictionConeConstraint>(contact(0.8), 0, J_limb, 1 + k, gaussian(3, 6)));
+    }
+    for (int k = 0; k < 10; ++k)
+      problems.back()->add_constraint(
+          std::make_unique<SapFrictionConeConstraint>(contact(0.5), 1 + k % 8, gaussian(3, 6), 1 + (k + 3) % 8, gaussian(3, 6)));
+  }
+  for (size_t i = 0; i < problems.size(); ++i) {
+    SapProblem& problem = *problems[i];
+    SCOPED_TRACE("problem " + std::to_string(i) + ", nv " + std::to_string(problem.nv()));
+    SapSolverParameters prm;
+    prm.linear_solver = i + 1 == problems.size() ? SapLinearSolver::kBlockSparse : SapLinearSolver::kAuto;
+    const SapSolverResults exact = SapSolver(prm).solve(problem, VectorXd::Zero(problem.nv()));
+    ASSERT_EQ(exact.status, SapSolverStatus::kSuccess);
+    VectorXd near = exact.v, far = exact.v;
+    for (int k = 0; k < problem.nv(); ++k) {
+      near[k] += 1e-3 * N(rng);
+      far[k] += 1.0 * N(rng);
+    }
+    // The second guess better, the first better, and the second the solution itself (Eq. 26
+    // met there: the solve ends on the evaluation at the guess, and e_m is reported from it).
+    for (int order : {0, 1, 2}) {
+      SCOPED_TRACE(order == 0 ? "second guess better" : order == 1 ? "first guess better" : "second guess solves");
+      const VectorXd& first = order == 1 ? near : far;
+      const VectorXd& second = order == 0 ? near : order == 1 ? far : exact.v;
+      const VectorXd& best = order == 2 ? exact.v : near;
+      SapSolverResults both, alone;
+      SapSolver(prm).solve(problem, first, second, both);
+      SapSolver(prm).solve(problem, best, alone);
+      ASSERT_EQ(both.status, SapSolverStatus::kSuccess);
+      EXPECT_EQ(both.iterations, alone.iterations);
+      EXPECT_EQ(both.cost, alone.cost);
+      EXPECT_EQ(both.momentum_error, alone.momentum_error);
+      EXPECT_TRUE((both.v.array() == alone.v.array()).all()) << (both.v - alone.v).norm();
+      EXPECT_TRUE((both.gamma.array() == alone.gamma.array()).all()) << (both.gamma - alone.gamma).norm();
+    }
+  }
+}
+
 // One solver object reused across problems of different sizes and patterns (its buffers and
 // symbolic analysis are kept between solves) gives what a fresh solver gives; so does a problem
 // rebuilt with reset() and caller-owned constraints.
