@@ -196,7 +196,9 @@ def report(args):
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
 
     def cell(x, fmt):
-        return "—" if "error" in x else fmt.format(x["per_step"])
+        if "error" in x:
+            return "—"
+        return fmt.format(x["per_step"]) + (" †" if "carried_from" in x else "")
 
     for name, e in data["scenes"].items():
         c, n, g = e["coulomb_sap"], e["mujoco_newton"], e["mujoco_cg"]
@@ -222,6 +224,13 @@ def report(args):
         lines += [f"Settled piles ({', '.join(str(n) for n, _ in piles)} objects): instructions per step grow as "
                   f"n^k with k = {exponent('coulomb_sap')} for coulomb SAP, {exponent('mujoco_newton')} for "
                   f"MuJoCo Newton and {exponent('mujoco_cg')} for MuJoCo CG (least squares on the logarithms).", ""]
+    # A MuJoCo count taken from an earlier run (its `carried_from` commit) where this run's child
+    # failed: MuJoCo's count for a scene and starting state repeats to the instruction.
+    carried = [f"- {name} {k}: from the run of `{x['carried_from']}`; in this run: {x.get('reason', 'failed')}"
+               for name, e in data["scenes"].items() for k, x in e.items() if isinstance(x, dict) and "carried_from" in x]
+    if carried:
+        lines += ["† Carried from an earlier run of the same MuJoCo model and starting state (MuJoCo's counts "
+                  "repeat to the instruction between runs):", ""] + carried + [""]
     if errors:
         lines += ["Failed runs:", ""] + errors + [""]
     with open(args.output, "w") as f:
