@@ -449,15 +449,21 @@ double add_constraint_costs(const SapProblem& problem, const Eigen::VectorXd& vc
   return cost;
 }
 
+// evaluate() after J v (w.vc) and A(v − v*) (w.dv_minus, w.Av_minus): A v, ℓ_p, γ, (with_G)
+// every G_i, and ∇ℓ_p.
+void finish_evaluation(const SapProblem& problem, bool with_G, SapSolverWorkspace& w) {
+  w.p = w.Av_minus + w.Av_star;  // A v
+  w.cost = add_constraint_costs(problem, w.vc, w.gamma, with_G, 0.5 * w.dv_minus.dot(w.Av_minus), w);
+  multiply_J_transpose(problem, w, w.gamma.data(), w.jc.data());
+  w.grad = w.Av_minus - w.jc;  // the momentum residual
+}
+
 // Evaluates ℓ_p, γ, ∇ℓ_p = A(v − v*) − Jᵀγ and (with_G) every G_i at w.v.
 void evaluate(const SapProblem& problem, bool with_G, SapSolverWorkspace& w) {
   multiply_J(problem, w, w.v.data(), w.vc.data());
   w.dv_minus = w.v - problem.v_star();
   problem.multiply_A(w.dv_minus, w.Av_minus);
-  w.p = w.Av_minus + w.Av_star;  // A v
-  w.cost = add_constraint_costs(problem, w.vc, w.gamma, with_G, 0.5 * w.dv_minus.dot(w.Av_minus), w);
-  multiply_J_transpose(problem, w, w.gamma.data(), w.jc.data());
-  w.grad = w.Av_minus - w.jc;  // the momentum residual
+  finish_evaluation(problem, with_G, w);
 }
 
 // ℓ_p(v) alone (no G, no gradient) in scratch buffers, leaving the evaluation at w.v as it is:
@@ -478,10 +484,7 @@ void evaluate_second_guess(const SapProblem& problem, SapSolverWorkspace& w) {
   w.vc.swap(w.vc_second);
   w.dv_minus.swap(w.dv_second);
   w.Av_minus.swap(w.Av_second);
-  w.p = w.Av_minus + w.Av_star;  // A v
-  w.cost = add_constraint_costs(problem, w.vc, w.gamma, /*with_G=*/true, 0.5 * w.dv_minus.dot(w.Av_minus), w);
-  multiply_J_transpose(problem, w, w.gamma.data(), w.jc.data());
-  w.grad = w.Av_minus - w.jc;
+  finish_evaluation(problem, /*with_G=*/true, w);
 }
 
 // ℓ_p(0) = ½ v*ᵀ A v* + Σ_i ℓ_i(0), without touching the evaluation at the iterate (J·0 = 0).
