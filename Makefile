@@ -73,8 +73,12 @@ test: deps
 # out: the browser tests (node and Chromium, not our code), the install/downstream test (an
 # uninstrumented program linking the instrumented library), and the heap-counting suites
 # AllocationTest and SimulatorMemoryTest (they interpose malloc, which ASan owns;
-# tests/heap_counter.cc). Any sanitizer report fails its test. In CI (.ci/run) after `make test`.
+# tests/heap_counter.cc), and SANITIZE_SKIP: the long acceptance runs, each 20 s to 3 min under the
+# sanitizers (15–50 times their normal time), whose code the shorter tests run as well. The sweeps
+# over every example scene run 0.05 s per scene instead of 0.5 s (COULOMB_TEST_SHORT=1,
+# tests/cli_runner.h). Any sanitizer report fails its test. In CI (.ci/run) after `make test`.
 SANITIZE_DIR ?= build-sanitize
+SANITIZE_SKIP ?= ^(AllocationTest|SimulatorMemoryTest)\.|^ControlAcceptanceTest\.(QpMuWalksEveryPlanarTerrainWithoutFalling|QpMuTrotsStraightAtTheCommandedSpeed|TouchdownConsistencyRemovesThePredictedLiftOffSpikes|WithoutTorqueFeedbackTheNormalForceIsPredictedWithinAFewPercent)$$|^IdForwardCheckTest\.(NearRigidContactMatchesWithinTwoPercent|OtherModelsAreReported)$$|^ClutterAcceptanceTest\.BlockSparsePathMatchesTheDensePathAcrossRegimes$$|^Mindiff\.(ThreeContactsOnAPointMassTimed|TwoContactCoulombLcpHas4096Leaves)$$|^LStableSimulation\.A1StandsOnItsFeetLikeUnderSap$$|^LStablePaper\.FrictionalStackOfHundredSpheresSettles$$|^IdChatterTest\.SlowMotionTorquesAreSmoothUpToTheNoise$$|^TrackingControllerTest\.A1StandsUnderEveryController$$|^(mutate_cli_xml|fidelity_quick)$$
 test-sanitize: deps
 	@$(MAKE) --no-print-directory configure
 	cmake --build $(BUILD_DIR) --target coulomb_tests coulomb_oracle_tests
@@ -83,9 +87,9 @@ test-sanitize: deps
 	cmake --build $(SANITIZE_DIR)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 COULOMB_TEST_SHORT=1 \
 	  ctest --test-dir $(SANITIZE_DIR) --output-on-failure -j$(CTEST_JOBS) -LE 'browser|install' \
-	    -E '^(AllocationTest|SimulatorMemoryTest)\.'
+	    -E '$(SANITIZE_SKIP)'
 
 # The libFuzzer harnesses (clang, ASan + UBSan) in their own build directory, FUZZ_SECONDS each.
 fuzz: deps

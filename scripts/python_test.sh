@@ -26,7 +26,21 @@ if ! "$venv/bin/python" -c "import scikit_build_core, nanobind, numpy, pytest, r
   "$venv/bin/python" -m pip install -q --upgrade pip
   "$venv/bin/python" -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.2" numpy pytest ray
 fi
+# The C++ compiler of BUILD_DIR's build, by the same path: ccache hashes the compiler's name, so
+# libcoulomb compiled by /usr/bin/c++ there and by /usr/bin/g++ here (scikit-build-core's choice)
+# would never share an object, and CI's cold run would compile the library twice.
+compiler_args=()
+if [[ -f $BUILD_DIR/CMakeCache.txt ]]; then
+  cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$BUILD_DIR/CMakeCache.txt")
+  if [[ -n $cxx ]]; then
+    compiler_args=(--config-settings=cmake.define.CMAKE_CXX_COMPILER="$cxx")
+    if [[ -f $pip_build/CMakeCache.txt ]] && ! grep -qx "CMAKE_CXX_COMPILER:[A-Z]*=$cxx" "$pip_build/CMakeCache.txt"; then
+      rm -f "$pip_build/CMakeCache.txt"  # configured with another compiler
+    fi
+  fi
+fi
 echo "python-test: pip install . (build directory $pip_build)"
-"$venv/bin/python" -m pip install -q --no-build-isolation --no-deps --config-settings=build-dir="$pip_build" .
+"$venv/bin/python" -m pip install -q --no-build-isolation --no-deps --config-settings=build-dir="$pip_build" \
+  "${compiler_args[@]}" .
 echo "python-test: pytest python/tests"
 COULOMB_CLI="$BUILD_DIR/bin/coulomb" COULOMB_REQUIRE_RAY=1 "$venv/bin/python" -m pytest -q python/tests

@@ -30,6 +30,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using coulomb::testing::kCli;
+using coulomb::testing::sweep_duration;
 using coulomb::testing::run_cli;
 using coulomb::testing::RunResult;
 
@@ -61,7 +62,7 @@ std::vector<double> csv_column(const fs::path& file, const std::string& name) {
   return values;
 }
 
-// Every example scene, `--solver lstable`, 0.5 s at the scene's own δt. Exit 0; stats.json says solver lstable, no failures, and its lstable block
+// Every example scene, `--solver lstable`, 0.5 s (0.05 s under COULOMB_TEST_SHORT) at the scene's own δt. Exit 0; stats.json says solver lstable, no failures, and its lstable block
 // agrees with steps.csv: Σ solver_iterations = qp_iterations.mean × qp_steps (a linear solve
 // reports 0 iterations), max = qp_iterations.max; the QP's residual at exit meets the conic QP's
 // acceptable tolerance (1e-7); a scene with contacts has rows.
@@ -73,11 +74,11 @@ TEST(LStableCliTest, EveryExampleSceneRunsWithLStable) {
   for (const fs::path& scene_path : scenes) {
     SCOPED_TRACE(scene_path.filename().string());
     const coulomb::io::Scene scene = coulomb::io::load_scene(scene_path.string());
-    const double duration = 0.5;
+    const double duration = sweep_duration(0.5, 0.05);
     const int steps = static_cast<int>(std::ceil(duration / scene.time_step - 1e-9));
     const fs::path out = root / scene_path.stem();
     const RunResult r = run_cli({"simulate", scene_path.string(), "-o", out.string(), "-q", "--no-html", "--solver",
-                                 "lstable", "--duration", "0.5"});
+                                 "lstable", "--duration", std::to_string(duration)});
     EXPECT_EQ(r.status, 0) << r.out << r.err;
     std::ifstream stats_file(out / "stats.json");
     ASSERT_TRUE(stats_file.good()) << "no stats.json for " << scene_path;

@@ -27,6 +27,7 @@ using coulomb::testing::kCli;
 using coulomb::testing::run_cli;
 using coulomb::testing::RunResult;
 using coulomb::testing::shell_quote;
+using coulomb::testing::sweep_duration;
 
 
 std::vector<fs::path> example_scenes() {
@@ -42,13 +43,14 @@ TEST(SimulateCliTest, EveryExampleSceneRunsWithoutFailures) {
   const std::vector<fs::path> scenes = example_scenes();
   ASSERT_GE(scenes.size(), 8u);
   const fs::path root = fs::temp_directory_path() / ("coulomb_simulate_cli_test_" + std::to_string(::getpid()));
+  const double duration = sweep_duration(0.5, 0.05);  // 0.05 s under COULOMB_TEST_SHORT
   for (const fs::path& scene : scenes) {
     SCOPED_TRACE(scene.filename().string());
     const fs::path out = root / scene.stem();
     const fs::path log = root / (scene.stem().string() + ".stderr");
     fs::create_directories(root);
     const std::string command = shell_quote(kCli) + " simulate " + shell_quote(scene.string()) + " -o " +
-                                shell_quote(out.string()) + " --duration 0.5 -q 2>" + shell_quote(log.string());
+                                shell_quote(out.string()) + " --duration " + std::to_string(duration) + " -q 2>" + shell_quote(log.string());
     const int status = std::system(command.c_str());
     ASSERT_TRUE(WIFEXITED(status)) << command;
     std::stringstream err;
@@ -75,7 +77,7 @@ TEST(SimulateCliTest, EveryExampleSceneRunsWithoutFailures) {
     const double dt = stats["time_step_s"].get<double>();
     const int steps = stats["steps"].get<int>();
     EXPECT_GT(dt, 0.0);
-    EXPECT_EQ(steps, static_cast<int>(std::ceil(0.5 / dt - 1e-9)));
+    EXPECT_EQ(steps, static_cast<int>(std::ceil(duration / dt - 1e-9)));
     EXPECT_NEAR(stats["sim_time_s"].get<double>(), steps * dt, 1e-9);
     EXPECT_EQ(stats["solver"].get<std::string>(), "sap");
     const std::string integrator = stats["integrator"].get<std::string>();
