@@ -4,6 +4,7 @@
 // scene examples/scenes/mjcf_arm.yaml is run too (arm held by its position servos, box at rest).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -52,12 +53,13 @@ TEST(MjcfCliTest, SimulatesTheHumanoidSampleForFiveSeconds) {
 // the ellipsoids collide as capsules; 22 humanoids): 5 s without a solver failure (0.5 s under
 // COULOMB_TEST_SHORT, cli_runner.h).
 TEST(MjcfCliTest, SimulatesTheOtherSupportedSamplesForFiveSeconds) {
-  const int steps = static_cast<int>(testing::sweep_duration(1000, 100));  // at their δt = 5 ms
+  const double duration = testing::sweep_duration(5.0, 0.5);
+  const int steps = static_cast<int>(std::lround(duration / 0.005));  // their <option timestep>: 5 ms
   for (const char* sample : {"humanoid100/humanoid100.xml", "humanoid/22_humanoids.xml"}) {
     const std::string file = std::string("/usr/share/mujoco/model/") + sample;
     ASSERT_TRUE(fs::exists(file)) << file;
     const fs::path out = temp_dir("sample");
-    const auto r = run_cli({"simulate", file, "-o", out.string(), "--duration", std::to_string(steps * 0.005),
+    const auto r = run_cli({"simulate", file, "-o", out.string(), "--duration", std::to_string(duration),
                             "--no-html", "--quiet"});
     ASSERT_EQ(r.status, 0) << sample << ": " << r.err;
     const nlohmann::json stats = read_json(out / "stats.json");
