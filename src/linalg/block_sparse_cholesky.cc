@@ -124,6 +124,12 @@ int BlockSparseCholesky::block_index(int pos_row, int pos_col) const {
   return it != col.end() && it->position == pos_row ? it->block : -1;
 }
 
+bool BlockSparseCholesky::has_block(int s, int t) const {
+  if (s == t) return true;
+  const int ps = position_[s], pt = position_[t];
+  return (ps > pt ? block_index(ps, pt) : block_index(pt, ps)) >= 0;
+}
+
 void BlockSparseCholesky::set_zero() {
   for (auto& D : diag_) D.setZero();
   for (auto& B : off_) B.setZero();

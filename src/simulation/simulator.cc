@@ -305,6 +305,7 @@ void Simulator::set_state(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   state_.v = v;
   fm_.increments = 0;      // the next free motion starts from v₀: a step from a set state is a function of it alone
   v0_last_valid_ = false;  // and SAP from v₀ alone
+  solver_.clear_pattern_hint();  // (its elimination order too)
 }
 
 double Simulator::energy(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {

@@ -194,6 +194,52 @@ TEST(BlockSparseCholeskyTest, ReanalysisAndDirectStorage) {
   EXPECT_THROW(chol.storage(3, 4), std::out_of_range);  // not an edge of the last pattern
 }
 
+// has_block(): the diagonal, the edges and the fill-in of the order. A 4-cycle 0-1-2-3-0 gets
+// exactly one chord as fill-in in any elimination order. SAP writes a constraint's block into a
+// fill-in block when the pattern left its pair out (sap_solver.cc, update_pattern): a matrix
+// with a nonzero block there must factor and solve like the dense one.
+TEST(BlockSparseCholeskyTest, FillInBlocksAreStoredAndWritable) {
+  std::mt19937 rng(103);
+  std::normal_distribution<double> N(0.0, 1.0);
+  const std::vector<int> sizes = {6, 6, 6, 6};
+  BlockSparseCholesky chol;
+  chol.analyze(sizes, {{0, 1}, {1, 2}, {2, 3}, {3, 0}});
+  EXPECT_EQ(chol.num_factor_blocks(), 5);
+  for (int t = 0; t < 4; ++t) EXPECT_TRUE(chol.has_block(t, t));
+  for (const auto& [s, t] : std::vector<std::pair<int, int>>{{0, 1}, {1, 2}, {2, 3}, {3, 0}}) {
+    EXPECT_TRUE(chol.has_block(s, t));
+    EXPECT_TRUE(chol.has_block(t, s));
+  }
+  ASSERT_NE(chol.has_block(0, 2), chol.has_block(1, 3));  // one chord, the fill-in
+  const int a = chol.has_block(0, 2) ? 0 : 1, c = a + 2;
+  EXPECT_EQ(chol.has_block(c, a), chol.has_block(a, c));
+  // H = Σ over the cycle's edges and the chord of Jᵀ J + I: SPD, with a block on the chord.
+  chol.set_zero();
+  Eigen::MatrixXd H = Eigen::MatrixXd::Identity(24, 24);
+  for (int t = 0; t < 4; ++t) chol.add_block(t, t, Eigen::MatrixXd::Identity(6, 6));
+  for (const auto& [s, t] : std::vector<std::pair<int, int>>{{0, 1}, {1, 2}, {2, 3}, {3, 0}, {a, c}}) {
+    Eigen::MatrixXd Js(3, 6), Jt(3, 6);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 6; ++j) Js(i, j) = N(rng), Jt(i, j) = N(rng);
+    chol.add_block(s, s, Js.transpose() * Js);
+    chol.add_block(t, t, Jt.transpose() * Jt);
+    chol.add_block(s, t, Js.transpose() * Jt);
+    H.block(6 * s, 6 * s, 6, 6) += Js.transpose() * Js;
+    H.block(6 * t, 6 * t, 6, 6) += Jt.transpose() * Jt;
+    H.block(6 * s, 6 * t, 6, 6) += Js.transpose() * Jt;
+    H.block(6 * t, 6 * s, 6, 6) += Jt.transpose() * Js;
+  }
+  EXPECT_LT((chol.dense() - H).norm(), 1e-12 * H.norm());
+  ASSERT_TRUE(chol.factorize());
+  Eigen::VectorXd b(24);
+  for (int i = 0; i < 24; ++i) b[i] = N(rng);
+  Eigen::VectorXd x = b;
+  chol.solve_in_place(x);
+  EXPECT_LT((H * x - b).norm(), 1e-10 * b.norm() * H.norm());
+  // The other chord is stored nowhere.
+  EXPECT_THROW(chol.storage(1 - a, 3 - a), std::out_of_range);
+}
+
 // reset(D) after a factorization (every block, fill-in included, holds factor values) leaves
 // exactly blockdiag(D): the 6 × 6 fixed-size path and the other sizes, on a cycle that needs
 // fill-in. The next assembly on top of it factors like one started from set_zero().

@@ -36,6 +36,10 @@ class BlockSparseCholesky {
   int num_blocks() const { return static_cast<int>(sizes_.size()); }
   /// Off-diagonal blocks of the factor L: the edges plus the fill-in of the elimination order.
   int num_factor_blocks() const { return static_cast<int>(off_.size()); }
+  /// Whether the factor stores block (s, t): s == t, an edge given to analyze(), or a fill-in
+  /// block of the elimination order. Such a block can be written by add_block() and storage()
+  /// (fill-in blocks start at zero like the others). Nodes are not range-checked.
+  bool has_block(int s, int t) const;
   /// Index of node t's first row/column in the full matrix.
   int offset(int t) const { return offsets_[t]; }
 
@@ -51,8 +55,9 @@ class BlockSparseCholesky {
   /// The diagonal block of node t (n_t × n_t); only its lower triangle is read.
   Eigen::Ref<Eigen::MatrixXd> diagonal_block(int t);
   /// The block in rows of node s and columns of node t (n_s × n_t) for an edge given to
-  /// analyze(), in either order. Throws std::out_of_range for a pair that is not an edge.
-  /// Only one of (s, t) and (t, s) needs to be set: the matrix is symmetric.
+  /// analyze() (or a fill-in block, has_block()), in either order. Throws std::out_of_range for a
+  /// pair the factor does not store. Only one of (s, t) and (t, s) needs to be set: the matrix
+  /// is symmetric.
   Eigen::Ref<Eigen::MatrixXd> off_diagonal_block(int s, int t);
   /// Adds M (n_s × n_t) to block (s, t), transposing as needed; s == t adds to the diagonal.
   void add_block(int s, int t, const Eigen::Ref<const Eigen::MatrixXd>& M);

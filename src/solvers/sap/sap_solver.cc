@@ -230,6 +230,15 @@ struct SapSolverWorkspace {
   std::vector<char> skip_node;
   int islands_left = 0;
   bool freeze_islands = true;  ///< false once every island was done without Eq. 26 overall
+  // The block-sparse Newton matrix's pattern (edges, analyzed into chol; update_pattern): set
+  // before a solve's first factorization, grown when a constraint becomes active whose pair the
+  // factor does not store. in_pattern[i]: constraint i's blocks are in the factor (edge or
+  // fill-in); its off-diagonal target is null otherwise (and its G is 0).
+  bool pattern_ready = false;
+  std::vector<char> in_pattern;
+  // The pairs of trees coupled by a constraint with G ≠ 0 at the end of the last solve (sorted,
+  // (min, max)), for the next solve's first pattern (pattern_from_last_solve).
+  std::vector<std::pair<int, int>> last_active_pairs;
 };
 
 namespace {
@@ -337,6 +346,8 @@ SapSolver& SapSolver::operator=(const SapSolver& other) {
   workspace_ = std::make_unique<SapSolverWorkspace>();
   return *this;
 }
+void SapSolver::clear_pattern_hint() const { workspace_->last_active_pairs.clear(); }
+
 SapSolver::SapSolver(SapSolver&&) noexcept = default;
 SapSolver& SapSolver::operator=(SapSolver&&) noexcept = default;
 
@@ -745,9 +756,11 @@ void locate_targets(const SapProblem& problem, bool dense, SapSolverWorkspace& w
         // Lower triangle: rows of the later tree.
         t[2] = s1 > s0 ? SapSolverWorkspace::Target{w.H.data() + static_cast<ptrdiff_t>(s0) * nv + s1, nv, false}
                        : SapSolverWorkspace::Target{w.H.data() + static_cast<ptrdiff_t>(s1) * nv + s0, nv, true};
-      } else {
+      } else if (w.in_pattern[i]) {
         const linalg::BlockSparseCholesky::BlockStorage b = w.chol.storage(c.tree(1), c.tree(0));
         t[2] = {b.data, b.rows, b.transposed};
+      } else {
+        t[2] = {nullptr, 0, false};  // G = 0 until the pattern grows (update_pattern)
       }
     }
   }
@@ -810,6 +823,78 @@ void locate_targets(const SapProblem& problem, bool dense, SapSolverWorkspace& w
       column[x.cols ? x.cols[a] : a] += sum;
     }
   }
+}
+
+// G_i ≠ 0 at the last evaluation (an inactive constraint, a contact out of reach or a limit not
+// engaged, has G = 0).
+bool g_nonzero(const SapProblem& problem, const SapSolverWorkspace& w, int i) {
+  const int r = problem.constraint(i).num_rows();
+  const double* G = w.G.data() + w.G_offset[i];
+  for (int q = 0; q < r * r; ++q)
+    if (G[q] != 0.0) return true;
+  return false;
+}
+// Whether constraint i adds to the Newton matrix: G_i ≠ 0, outside the islands left out.
+bool contributes(const SapProblem& problem, const SapSolverWorkspace& w, int i) {
+  const SapConstraint& c = problem.constraint(i);
+  if (!w.skip_node.empty() && w.skip_node[c.tree(0)]) return false;
+  return g_nonzero(problem, w, i);
+}
+
+std::pair<int, int> tree_pair(const SapConstraint& c) {
+  return {std::min(c.tree(0), c.tree(1)), std::max(c.tree(0), c.tree(1))};
+}
+
+// The pairs of trees that the constraints with G ≠ 0 couple, for the next solve's pattern.
+void record_active_pairs(const SapProblem& problem, SapSolverWorkspace& w) {
+  w.last_active_pairs.clear();
+  for (int i = 0; i < problem.num_constraints(); ++i) {
+    const SapConstraint& c = problem.constraint(i);
+    if (c.num_trees() == 2 && g_nonzero(problem, w, i)) w.last_active_pairs.push_back(tree_pair(c));
+  }
+  std::sort(w.last_active_pairs.begin(), w.last_active_pairs.end());
+  w.last_active_pairs.erase(std::unique(w.last_active_pairs.begin(), w.last_active_pairs.end()),
+                            w.last_active_pairs.end());
+}
+
+// The block-sparse pattern before a factorization (SapSolverParameters::pattern_from_last_solve).
+// The first of a solve analyzes the pairs of trees that the contributing constraints couple, and
+// (use_hint) those active at the end of the last solve. Contacts within the collision margin
+// that carry no impulse would otherwise put their edges, and the fill-in those bring, into every
+// factorization: on a settled pile of 320 boxes 10 % of the pairs and 28 % of the
+// factorization's block updates. Later factorizations keep that analysis unless a constraint
+// has become active whose pair the factor does not store (not an edge, nor a fill-in block);
+// then every pair that a constraint couples is analyzed (the full pattern), so a solve analyzes
+// at most twice (falling piles, whose active sets change within a step, would otherwise analyze
+// at every new contact).
+void update_pattern(const SapProblem& problem, bool use_hint, SapSolverWorkspace& w, SapSolverResults& res) {
+  const int nc = problem.num_constraints();
+  if (w.pattern_ready) {
+    bool missing = false;
+    for (int i = 0; i < nc && !missing; ++i) missing = !w.in_pattern[i] && contributes(problem, w, i);
+    if (!missing) return;
+  } else {
+    w.edges.clear();
+  }
+  const bool full = w.pattern_ready;  // a growth: every coupled pair
+  if (full) res.pattern_grew = true;
+  // First: the contributing pairs and the last solve's active ones. On growth: every pair a
+  // constraint couples (the full pattern, so that a solve analyzes at most twice).
+  for (int i = 0; i < nc; ++i) {
+    const SapConstraint& c = problem.constraint(i);
+    if (c.num_trees() != 2) continue;
+    if (full || contributes(problem, w, i) ||
+        (use_hint && std::binary_search(w.last_active_pairs.begin(), w.last_active_pairs.end(), tree_pair(c))))
+      w.edges.emplace_back(c.tree(0), c.tree(1));
+  }
+  w.chol.analyze(w.block_sizes, w.edges);
+  w.in_pattern.resize(nc);
+  for (int i = 0; i < nc; ++i) {
+    const SapConstraint& c = problem.constraint(i);
+    w.in_pattern[i] = c.num_trees() < 2 || w.chol.has_block(c.tree(0), c.tree(1));
+  }
+  locate_targets(problem, /*dense=*/false, w);
+  w.pattern_ready = true;
 }
 
 // Adds Σ_i J_iᵀ G_i J_i into the targets (which hold A already). Compiled twice, like
@@ -915,20 +1000,15 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
   if (linear_solver == SapLinearSolver::kSparse) {
     w.cholmod = std::make_unique<SparseHessian>(problem);
   } else if (linear_solver == SapLinearSolver::kBlockSparse) {
-    // The pattern: one node per tree, one edge per pair of trees sharing a constraint. The
-    // symbolic analysis is skipped when the pattern is the previous solve's.
+    // The pattern: one node per tree, one edge per pair of trees that an active constraint
+    // couples, analyzed before the first factorization (update_pattern). The symbolic analysis
+    // is skipped when the pattern is the previous analysis's.
     w.block_sizes.resize(problem.num_trees());
     for (int t = 0; t < problem.num_trees(); ++t) w.block_sizes[t] = problem.tree_size(t);
-    w.edges.clear();
-    for (int i = 0; i < problem.num_constraints(); ++i) {
-      const SapConstraint& c = problem.constraint(i);
-      if (c.num_trees() == 2) w.edges.emplace_back(c.tree(0), c.tree(1));
-    }
-    w.chol.analyze(w.block_sizes, w.edges);
+    w.pattern_ready = false;
     skip_free_trees_only(problem, w);
     w.A_blocks.resize(problem.num_trees());
     for (int t = 0; t < problem.num_trees(); ++t) w.A_blocks[t] = problem.A(t).data();
-    locate_targets(problem, /*dense=*/false, w);
   } else {
     w.H.resize(nv, nv);
     locate_targets(problem, /*dense=*/true, w);
@@ -941,6 +1021,7 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
   res.alpha_history.clear();
   res.momentum_error_history.clear();
   res.used_sparse = use_sparse;
+  res.pattern_grew = false;
   // Trees that no constraint touches (a body in free fall, a robot out of reach) have the cost
   // term ½‖v_t − v*_t‖²_A alone: their minimizer is v*_t, independent of the other trees. They
   // start there, so their gradient and Newton step stay zero and the line search works on the
@@ -1033,6 +1114,7 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
     // Newton direction H Δv = −∇ℓ, H = A + Jᵀ G J.
     w.dv = -w.grad;
     if (linear_solver == SapLinearSolver::kBlockSparse) {
+      update_pattern(problem, prm.pattern_from_last_solve, w, res);
       w.chol.reset(w.A_blocks);
       assemble_constraint_hessians(problem, w);
       if (!w.chol.factorize(w.skip_node)) {
@@ -1156,6 +1238,8 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
     previous_cost = w.cost;
     w.v += ls.alpha * w.dv;
   }
+  if (linear_solver == SapLinearSolver::kBlockSparse && prm.pattern_from_last_solve) record_active_pairs(problem, w);
+  else w.last_active_pairs.clear();
   res.v = w.v;
   res.vc = w.vc;
   res.gamma = w.gamma;

@@ -251,26 +251,34 @@ RandomContact random_free_body_contact(std::mt19937& rng) {
   return c;
 }
 
+// T free bodies (random SPD 6 × 6 A, v* ~ N(0, 1)) and n random contacts between random pairs
+// (one body when the pair repeats); with separated_gap > 0 every second contact starts
+// separated by that gap (φ₀ > 0) instead of penetrating.
+SapProblem random_free_body_pile(std::mt19937& rng, int T, int n, double separated_gap = 0.0) {
+  std::normal_distribution<double> N(0.0, 1.0);
+  std::vector<MatrixXd> A;
+  for (int t = 0; t < T; ++t) A.push_back(testing::random_spd(rng, 6));
+  VectorXd v_star(6 * T);
+  for (int i = 0; i < v_star.size(); ++i) v_star[i] = N(rng);
+  SapProblem problem(0.01, A, v_star);
+  std::uniform_int_distribution<int> pick(0, T - 1);
+  for (int i = 0; i < n; ++i) {
+    auto [p, J0, J1] = random_free_body_contact(rng);
+    if (separated_gap > 0.0 && i % 2 == 1) p.phi0 = separated_gap;
+    const int t0 = pick(rng), t1 = pick(rng);
+    if (t0 == t1) problem.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, t0, J0));
+    else problem.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, t0, J0, t1, J1));
+  }
+  return problem;
+}
+
 // The fixed-size kernels (3-row contacts on 6-velocity free bodies) against the dense path: a
 // pile of free bodies, every tree of size 6. Both copies of the block kernels (baseline and
 // AVX2 + FMA, linalg/block_kernels.h: the Hessian assembly and the factorization) are checked.
 TEST(SapSolverTest, SparseEqualsDenseOnFreeBodies) {
   std::mt19937 rng(196);
-  std::normal_distribution<double> N(0.0, 1.0);
   for (int trial = 0; trial < 5; ++trial) {
-    const int T = 30;
-    std::vector<MatrixXd> A;
-    for (int t = 0; t < T; ++t) A.push_back(testing::random_spd(rng, 6));
-    VectorXd v_star(6 * T);
-    for (int i = 0; i < v_star.size(); ++i) v_star[i] = N(rng);
-    SapProblem problem(0.01, A, v_star);
-    std::uniform_int_distribution<int> pick(0, T - 1);
-    for (int i = 0; i < 80; ++i) {
-      const auto [p, J0, J1] = random_free_body_contact(rng);
-      const int t0 = pick(rng), t1 = pick(rng);
-      if (t0 == t1) problem.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, t0, J0));
-      else problem.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, t0, J0, t1, J1));
-    }
+    SapProblem problem = random_free_body_pile(rng, 30, 80);
     SapSolverParameters dense = tight(1e-10), block = tight(1e-10);
     dense.linear_solver = SapLinearSolver::kDense;
     block.linear_solver = SapLinearSolver::kBlockSparse;
@@ -287,6 +295,67 @@ TEST(SapSolverTest, SparseEqualsDenseOnFreeBodies) {
     EXPECT_LT((a.v - c.v).norm(), 1e-9 * std::max(1.0, a.v.norm()));
     EXPECT_LT((a.v - b.v).norm(), 1e-9 * std::max(1.0, a.v.norm()));
   }
+}
+
+// The block-sparse path's active pattern (SapSolverParameters::pattern_from_last_solve,
+// sap_solver.cc update_pattern): the Newton matrix holds only the pairs of trees whose
+// constraints have G ≠ 0 at the first factorization. Here half the contacts start separated
+// (φ₀ = +0.5 mm: G = 0 at v = 0) while v* drives many of them shut, so they become active after
+// the first Newton step and the pattern must grow. The solution must be the dense solver's, for
+// each kernel copy, with and without the last solve's pairs; a growth must have happened in
+// some trial (else this test would not test it), and a problem whose every contact is active
+// from the start must not grow.
+TEST(SapSolverTest, ActivePatternGrowsAndMatchesDense) {
+  std::mt19937 rng(296);
+  int grew = 0;
+  for (int trial = 0; trial < 6; ++trial) {
+    SapProblem problem = random_free_body_pile(rng, 40, 90, /*separated_gap=*/5e-4);
+    SapSolverParameters dense = tight(1e-10), block = tight(1e-10);
+    dense.linear_solver = SapLinearSolver::kDense;
+    block.linear_solver = SapLinearSolver::kBlockSparse;
+    const SapSolverResults a = SapSolver(dense).solve(problem, VectorXd::Zero(problem.nv()));
+    ASSERT_EQ(a.status, SapSolverStatus::kSuccess);
+    EXPECT_FALSE(a.pattern_grew);  // the dense path has no pattern
+    for (bool hint : {false, true})
+      for (bool baseline : {false, true}) {
+        SapSolverParameters prm = block;
+        prm.pattern_from_last_solve = hint;
+        linalg::internal::force_baseline_block_kernels(baseline);
+        SapSolver solver(prm);
+        SapSolverResults c = solver.solve(problem, VectorXd::Zero(problem.nv()));
+        linalg::internal::force_baseline_block_kernels(false);
+        ASSERT_EQ(c.status, SapSolverStatus::kSuccess);
+        EXPECT_LT((a.v - c.v).norm(), 1e-9 * std::max(1.0, a.v.norm())) << "trial " << trial;
+        grew += c.pattern_grew;
+        // Again from the solution: the pairs active there are the pattern at once.
+        c = solver.solve(problem, a.v);
+        EXPECT_FALSE(c.pattern_grew);
+        EXPECT_LT((a.v - c.v).norm(), 1e-9 * std::max(1.0, a.v.norm()));
+      }
+  }
+  EXPECT_GT(grew, 0);
+  // Every contact penetrating and approaching: all active at v = 0, nothing to grow.
+  const int T = 20;
+  std::vector<MatrixXd> A;
+  for (int t = 0; t < T; ++t) A.push_back(testing::random_spd(rng, 6));
+  SapProblem problem(0.01, A, VectorXd::Zero(6 * T));
+  for (int t = 0; t + 1 < T; ++t) {
+    auto [p, J0, J1] = random_free_body_contact(rng);
+    p.phi0 = -1e-3;
+    J0.setZero();
+    J1.setZero();
+    J0(2, 2) = -1.0;  // contact normal along z: tree t below tree t + 1
+    J1(2, 2) = 1.0;
+    J0(0, 0) = -1.0, J1(0, 0) = 1.0;
+    J0(1, 1) = -1.0, J1(1, 1) = 1.0;
+    problem.add_constraint(std::make_unique<SapFrictionConeConstraint>(p, t, J0, t + 1, J1));
+  }
+  SapSolverParameters prm = tight(1e-10);
+  prm.linear_solver = SapLinearSolver::kBlockSparse;
+  const SapSolverResults c = SapSolver(prm).solve(problem, VectorXd::Zero(problem.nv()));
+  ASSERT_EQ(c.status, SapSolverStatus::kSuccess);
+  EXPECT_GT(c.iterations, 0);
+  EXPECT_FALSE(c.pattern_grew);
 }
 
 // Trees that no constraint touches (bodies in free fall) are pinned at v* from the start
@@ -554,8 +623,9 @@ TEST(SapSolverTest, SecondGuessIsTheSameSolveAsStartingThere) {
 }
 
 // One solver object reused across problems of different sizes and patterns (its buffers and
-// symbolic analysis are kept between solves) gives what a fresh solver gives; so does a problem
-// rebuilt with reset() and caller-owned constraints.
+// symbolic analysis are kept between solves) gives what a fresh solver gives, to the bit once
+// clear_pattern_hint() has forgotten the last solve's active pairs; so does a problem rebuilt
+// with reset() and caller-owned constraints.
 TEST(SapSolverTest, ReusedSolverAndResetProblemMatchFreshOnes) {
   std::mt19937 rng(197);
   std::vector<std::unique_ptr<SapProblem>> problems;
@@ -569,6 +639,13 @@ TEST(SapSolverTest, ReusedSolverAndResetProblemMatchFreshOnes) {
     for (int pass = 0; pass < 2; ++pass)
       for (auto& problem : problems) {
         const SapSolverResults fresh = SapSolver(prm).solve(*problem, VectorXd::Zero(problem->nv()));
+        // With the last solve's active pairs in the first pattern (pattern_from_last_solve) the
+        // elimination order, and so the last bits, may differ: the same solution to round-off.
+        SapSolverResults hinted;
+        reused.solve(*problem, VectorXd::Zero(problem->nv()), hinted);
+        EXPECT_LT((fresh.v - hinted.v).norm(), 1e-12 * std::max(1.0, fresh.v.norm()));
+        // Forgotten, the solve is a function of the problem alone, to the bit.
+        reused.clear_pattern_hint();
         SapSolverResults again;
         again.v = VectorXd::Ones(3);  // stale content is overwritten
         reused.solve(*problem, VectorXd::Zero(problem->nv()), again);

@@ -56,6 +56,15 @@ struct SapSolverParameters {
   /// for the whole problem; should every island be done first (the per-island tests add up to
   /// it within √2), they all go back into the Newton matrix. docs/sap.md, "Islands".
   bool island_line_search = true;
+  /// Block-sparse path: the Newton matrix's pattern holds the pairs of trees coupled by a
+  /// constraint with G ≠ 0 at the first factorization (contacts within the collision margin that
+  /// carry no impulse bring no edge, nor the fill-in it would cause), grown to every coupled pair
+  /// should another become active (SapSolverResults::pattern_grew). With this flag the first
+  /// pattern also keeps the pairs active at the end of the last solve, which are most of this
+  /// solve's (a step's contacts are mostly the last step's): fewer growths. The solution is the
+  /// same to the tolerance, but its last bits then depend on the last solve through the
+  /// elimination order; clear_pattern_hint() forgets it. docs/sap.md, "The active pattern".
+  bool pattern_from_last_solve = true;
   /// Record per-iteration costs and step sizes in the results.
   bool record_history = false;
 };
@@ -82,6 +91,9 @@ struct SapSolverResults {
   std::vector<double> alpha_history;  ///< step sizes (if recorded)
   std::vector<double> momentum_error_history;  ///< e_m at the guess and after each iteration (if recorded)
   bool used_sparse = false;  ///< a sparse path (CHOLMOD or block-sparse) solved the Newton systems
+  /// Block-sparse path: a constraint became active whose pair of trees the first pattern left
+  /// out, and the Newton matrix's pattern was analyzed again with every coupled pair.
+  bool pattern_grew = false;
 };
 
 /// Solver buffers kept between solves (defined in sap_solver.cc).
@@ -119,6 +131,10 @@ class SapSolver {
   /// std::invalid_argument if either guess has the wrong size or is not finite.
   void solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v_guess,
              const Eigen::Ref<const Eigen::VectorXd>& v_second_guess, SapSolverResults& results) const;
+  /// Forgets the pairs of trees active at the end of the last solve
+  /// (SapSolverParameters::pattern_from_last_solve): the next solve is then a function of its
+  /// problem and guesses alone, to the bit, as on a new solver. Simulator::set_state calls it.
+  void clear_pattern_hint() const;
 
  private:
   void solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorXd>& v_guess,
