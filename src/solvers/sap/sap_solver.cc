@@ -905,11 +905,9 @@ void update_pattern(const SapProblem& problem, bool use_hint, SapSolverWorkspace
     const SapConstraint& c = problem.constraint(i);
     const int r = c.num_rows();
     const double* G = w.G.data() + w.G_offset[i];
-    // Inactive constraints (a contact out of reach, a limit not engaged) have G = 0: skip them.
-    if (!w.skip_node.empty() && w.skip_node[c.tree(0)]) continue;  // a converged island
-    bool zero = true;
-    for (int q = 0; q < r * r && zero; ++q) zero = G[q] == 0.0;
-    if (zero) continue;
+    // Inactive constraints (G = 0) and converged islands add nothing; update_pattern made the
+    // others' targets valid by the same test.
+    if (!contributes(problem, w, i)) continue;
     const SapSolverWorkspace::Target* t = &w.targets[3 * static_cast<size_t>(i)];
     const Side s0 = side_of(c, 0, i, w);
     double* GJ0 = w.GJ.data();
