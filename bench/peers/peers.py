@@ -12,9 +12,13 @@ anything is timed. Then, for seed after seed, every engine simulates the same nu
 from the same starting state, one after the other (the order of the engines rotates with the
 seed), so that all engines share the machine's state of the moment:
   coulomb_sap, coulomb_lagged   coulomb_peer_bench simulate (C++, a separate process)
-  mujoco_newton, mujoco_cg      mujoco.mj_step from Python, one call per step
+  mujoco_newton, mujoco_cg      mujoco.mj_step(m, d, nstep=steps): the loop in MuJoCo's C library
   drake_sap, drake_lagged       Simulator.AdvanceTo(t + δt) from Python, one call per step
-Only the step calls are timed (thread CPU time; wall time beside it). coulomb and MuJoCo run each
+Only the steps are timed (thread CPU time; wall time beside it): coulomb's and MuJoCo's loops of
+steps as a whole (two clock reads per run: on some machines a thread CPU clock read is a system
+call of 0.4–0.5 µs, a sixth of a small scene's step), Drake's steps one by one (milliseconds each).
+MuJoCo's per-step statistics come from a second, untimed run from the same state that must end at
+the timed run's state to the bit. coulomb and MuJoCo run each
 state up to --repeats times (while their CPU time stays under 2 s) and keep the least time:
 their other results repeat exactly, and on a shared machine the least time is the one least
 disturbed. Drake runs once. The pile_* scenes start from the clutter piles settled by coulomb
@@ -113,23 +117,42 @@ def repeated(run, repeats, budget_s=2.0):
     return best
 
 
-def run_mujoco(engine, m, qmap, q, seed, steps, window):
+def run_mujoco(engine, m, qmap, q, seed, steps, window, repeats):
+    """Times `steps` steps of MuJoCo from q (zero velocity) as one call, mj_step(m, d, nstep=steps):
+    the loop runs in MuJoCo's C library and the clock is read twice per run, not per step (a thread
+    CPU clock read is a system call of 0.4–0.5 µs on some machines, a sixth of a small scene's
+    step). Up to `repeats` timed runs, the least time kept (`repeated`). A separate untimed run then
+    steps one call at a time from the same state for the per-step statistics, and must end at the
+    timed runs' final state to the bit (MuJoCo is deterministic), which is checked."""
     import mujoco
     import numpy as np
-    d = mujoco.MjData(m)
-    d.qpos[qmap] = q
-    d.qvel[:] = 0.0
-    cpu = wall = 0.0
+
+    def start():
+        d = mujoco.MjData(m)
+        d.qpos[qmap] = q
+        d.qvel[:] = 0.0
+        return d
+
+    final = {}
+
+    def timed():
+        d = start()
+        w0 = wall_time()
+        c0 = thread_time()
+        mujoco.mj_step(m, d, nstep=steps)
+        cpu = thread_time() - c0
+        wall = wall_time() - w0
+        final["qpos"] = d.qpos.copy()
+        return {"cpu_s": cpu, "wall_s": wall}
+
+    t = repeated(timed, repeats)
+    d = start()
     iterations = iterations_window = contacts = slip = 0.0
     jac_a = np.zeros((3, m.nv))
     jac_b = np.zeros((3, m.nv))
     force = np.zeros(6)
     for k in range(steps):
-        w0 = wall_time()
-        c0 = thread_time()
         mujoco.mj_step(m, d)
-        cpu += thread_time() - c0
-        wall += wall_time() - w0
         n_islands = int(d.nisland)
         it = int(max(d.solver_niter[:n_islands])) if n_islands > 0 else int(d.solver_niter[0])
         iterations += it
@@ -153,13 +176,17 @@ def run_mujoco(engine, m, qmap, q, seed, steps, window):
             total += float(np.linalg.norm(v - v.dot(n) * n))
             count += 1
         slip += total / count if count else 0.0
+    if not np.array_equal(d.qpos, final["qpos"]):
+        raise RuntimeError("the untimed run did not repeat the timed one (final qpos differs)")
     mujoco.mj_forward(m, d)
     penetration = max([0.0] + [-float(d.contact[i].dist) for i in range(d.ncon)])
     fallen = sum(1 for j in range(m.njnt)
                  if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE and d.qpos[m.jnt_qposadr[j] + 2] < FALLEN_Z)
     failures = int(d.warning[mujoco.mjtWarning.mjWARN_BADQACC].number)
-    return result(engine, seed, steps, window, cpu, wall, iterations / steps, iterations_window / window, contacts,
-                  penetration, slip, fallen, failures)
+    r = result(engine, seed, steps, window, t["cpu_s"], t["wall_s"], iterations / steps, iterations_window / window,
+               contacts, penetration, slip, fallen, failures)
+    r["cpu_s_runs"] = t["cpu_s_runs"]
+    return r
 
 
 # ---- Drake ----
@@ -291,7 +318,7 @@ def main():
                                      args.repeats)
                     elif e.startswith("mujoco"):
                         m, qmap = engines[e]
-                        r = repeated(lambda: run_mujoco(e, m, qmap, q, seed, steps, window), args.repeats)
+                        r = run_mujoco(e, m, qmap, q, seed, steps, window, args.repeats)
                     else:
                         r = run_drake(e, engines[e], q, seed, steps, window)
                 except Exception as error:
