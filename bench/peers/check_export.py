@@ -13,7 +13,9 @@ Then the settled starting states of the pile_* scenes (`export --settle T`, `sim
 the export is deterministic, the settled pile lies below its starting columns with unit
 quaternions, the seeds differ from each other only by the perturbation, a pile started from its
 settled state stays at rest (every body moves less than 5 mm in 0.2 s, no failed step, no body
-fallen), a bad --q-file is refused with its name in the message, and simulate refuses --settle
+fallen), three runs in one process (--repeats 3) end at the single run's state to the bit and report
+the least of their times, a bad --q-file or --repeats 0 is refused with its name in the message, and
+simulate refuses --settle
 (an option of export) instead of starting unsettled.
 
   check_export.py --peer-bench build/bin/coulomb_peer_bench [--coulomb build/bin/coulomb] [SCENE...]
@@ -161,6 +163,17 @@ def check_settled(peer_bench, scene="clutter", settle=4.0, perturbation=1e-9):
     if r["failures"] or r["fallen"]:
         raise AssertionError(f"{scene}: from the settled pile: {r['failures']} failed steps, {r['fallen']} fallen")
     moved = max(sum((r["final_q"][i + k] - q1[i + k]) ** 2 for k in range(3)) ** 0.5 for i in free)
+    # Repeated runs in one process (each from a new Simulator) must repeat the single run to the bit;
+    # only their times differ, and the least is reported.
+    rr = run_json([peer_bench, "simulate", path, "--q-file", work, "--steps", "20", "--window", "5",
+                   "--repeats", "3"])
+    if rr["final_q"] != r["final_q"] or len(rr["cpu_s_runs"]) != 3 or rr["cpu_s"] != min(rr["cpu_s_runs"]):
+        raise AssertionError(f"{scene}: --repeats 3 did not repeat the single run or keep its least time: "
+                             f"{rr['cpu_s_runs']} -> {rr['cpu_s']}")
+    bad = subprocess.run([peer_bench, "simulate", path, "--q-file", work, "--steps", "2", "--repeats", "0"],
+                         capture_output=True, text=True)
+    if bad.returncode == 0 or "--repeats ≥ 1" not in bad.stderr:
+        raise AssertionError(f"{scene}: --repeats 0 was not refused: {bad.stderr!r}")
     if moved > 5e-3:
         raise AssertionError(f"{scene}: the settled pile is not at rest: a body moved {moved:.3g} m in 20 steps")
     with open(work, "w") as f:

@@ -41,6 +41,7 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -67,7 +68,8 @@ using json = nlohmann::ordered_json;
 constexpr const char* kUsage =
     "usage: coulomb_peer_bench export SCENE.yaml [--seeds N] [--perturbation P] [--settle T]\n"
     "       coulomb_peer_bench simulate SCENE.yaml [--approximation sap|lagged] [--seed K] [--steps N]\n"
-    "                                   [--window W] [--perturbation P] [--q-file FILE]\n";
+    "                                   [--window W] [--perturbation P] [--q-file FILE]\n"
+    "                                   [--repeats R]\n";
 
 double thread_cpu_seconds() {
   timespec ts;
@@ -292,7 +294,7 @@ Eigen::VectorXd read_q_file(const std::string& file, int nq) {
 }
 
 int simulate(const std::string& path, const std::string& approximation, int seed, int steps, int window,
-             double perturbation, const std::string& q_file) {
+             double perturbation, const std::string& q_file, int repeats) {
   io::Scene s = io::load_scene(path);
   require_at_rest(s);
   if (!approximation.empty()) s.contact.approximation = coulomb::contact::parse_contact_approximation(approximation);
@@ -300,8 +302,6 @@ int simulate(const std::string& path, const std::string& approximation, int seed
   const Eigen::VectorXd q_start =
       q_file.empty() ? starting_q(s.model, s.q0, seed, perturbation) : read_q_file(q_file, s.model.nq());
   const sim::SimulatorParameters params = simulator_parameters(s);
-  sim::Simulator simulator(std::move(s), params);
-  simulator.set_state(q_start, Eigen::VectorXd::Zero(simulator.model().nv()));
 
   window = std::clamp(window, 1, steps);
   // The loop of steps is timed as a whole: two clock reads per run, not per step (on some machines
@@ -313,16 +313,38 @@ int simulate(const std::string& path, const std::string& approximation, int seed
     bool failed;
     double slip;
   };
+  // Up to `repeats` runs in this process, each from a new Simulator at q_start (stopping once their
+  // CPU time reaches 2 s), keeping the least time, as peers.py does for MuJoCo's mj_step in its own
+  // process: a run's time then leaves out the process's first-use costs (lazy symbol binding, the
+  // first touch of code and heap pages), which MuJoCo's timed runs do not pay either. Every run
+  // must end at the first one's configuration to the bit (checked): only the time may differ.
   std::vector<StepRecord> records(static_cast<std::size_t>(steps));
-  const auto w0 = std::chrono::steady_clock::now();
-  const double c0 = thread_cpu_seconds();
-  for (StepRecord& r : records) {
-    const sim::StepStats& st = simulator.step();
-    r = {st.solver_iterations, st.contacts, st.status != coulomb::solvers::sap::SapSolverStatus::kSuccess,
-         st.mean_slip};
+  std::vector<double> cpu_runs;
+  double cpu = 0.0, wall = 0.0, spent = 0.0;
+  std::optional<sim::Simulator> simulator;
+  Eigen::VectorXd q_end;
+  for (int run = 0; run < std::max(1, repeats) && (run == 0 || spent < 2.0); ++run) {
+    simulator.emplace(s, params);
+    simulator->set_state(q_start, Eigen::VectorXd::Zero(simulator->model().nv()));
+    const auto w0 = std::chrono::steady_clock::now();
+    const double c0 = thread_cpu_seconds();
+    for (StepRecord& r : records) {
+      const sim::StepStats& st = simulator->step();
+      r = {st.solver_iterations, st.contacts, st.status != coulomb::solvers::sap::SapSolverStatus::kSuccess,
+           st.mean_slip};
+    }
+    const double run_cpu = thread_cpu_seconds() - c0;
+    const double run_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+    cpu_runs.push_back(run_cpu);
+    spent += run_cpu;
+    if (run == 0 || run_cpu < cpu) cpu = run_cpu, wall = run_wall;
+    if (run == 0) {
+      q_end = simulator->q();
+    } else if (!(simulator->q().array() == q_end.array()).all()) {
+      throw std::runtime_error(path + ": run " + std::to_string(run + 1) +
+                               " did not repeat the first run (final configuration differs)");
+    }
   }
-  const double cpu = thread_cpu_seconds() - c0;
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
   double iterations = 0.0, iterations_window = 0.0, contacts = 0.0, slip = 0.0;
   int failures = 0;
   for (int k = 0; k < steps; ++k) {
@@ -336,10 +358,10 @@ int simulate(const std::string& path, const std::string& approximation, int seed
     }
   }
   // The final state: penetration (a fresh query) and bodies that fell below z = −0.5 m.
-  const mb::Model& model = simulator.model();
+  const mb::Model& model = simulator->model();
   mb::Workspace ws(model);
-  mb::forward_kinematics(model, ws, simulator.q());
-  geo::CollisionWorld world(model, simulator.scene().geometries, simulator.scene().collision);
+  mb::forward_kinematics(model, ws, simulator->q());
+  geo::CollisionWorld world(model, simulator->scene().geometries, simulator->scene().collision);
   world.update_poses(ws);
   std::vector<geo::ContactPoint> points;
   world.compute_contacts(points);
@@ -355,6 +377,7 @@ int simulate(const std::string& path, const std::string& approximation, int seed
               {"steps", steps},
               {"window", window},
               {"cpu_s", cpu},
+              {"cpu_s_runs", cpu_runs},
               {"wall_s", wall},
               {"steps_per_s", steps / cpu},
               {"wall_steps_per_s", steps / wall},
@@ -365,7 +388,7 @@ int simulate(const std::string& path, const std::string& approximation, int seed
               {"slip_window", slip / window},
               {"failures", failures},
               {"fallen", fallen},
-              {"final_q", std::vector<double>(simulator.q().data(), simulator.q().data() + simulator.q().size())}};
+              {"final_q", std::vector<double>(simulator->q().data(), simulator->q().data() + simulator->q().size())}};
   std::cout << out.dump() << "\n";
   return 0;
 }
@@ -376,13 +399,13 @@ int main(int argc, char** argv) {
   try {
     if (argc < 3) throw std::invalid_argument("missing arguments");
     const std::string command = argv[1], scene = argv[2];
-    int seeds = 5, seed = 0, steps = 100, window = 20;
+    int seeds = 5, seed = 0, steps = 100, window = 20, repeats = 1;
     double perturbation = 1e-9, settle = 0.0;
     std::string approximation, q_file;
     // Each option belongs to one command (--perturbation to both); another command's option is
     // refused rather than ignored (--settle given to simulate would otherwise start unsettled).
     const std::string export_only = " --seeds --settle ";
-    const std::string simulate_only = " --approximation --seed --steps --window --q-file ";
+    const std::string simulate_only = " --approximation --seed --steps --window --q-file --repeats ";
     for (int i = 3; i < argc; ++i) {
       const std::string a = argv[i];
       const std::string& other = command == "export" ? simulate_only : export_only;
@@ -398,12 +421,14 @@ int main(int argc, char** argv) {
       else if (a == "--approximation") approximation = value;
       else if (a == "--settle") settle = std::stod(value);
       else if (a == "--q-file") q_file = value;
+      else if (a == "--repeats") repeats = std::stoi(value);
       else throw std::invalid_argument("unknown option " + a);
     }
+    if (repeats < 1) throw std::invalid_argument("--repeats ≥ 1");
     if (steps < 1 || seeds < 0 || seed < 0 || !(perturbation >= 0) || !(settle >= 0 && std::isfinite(settle)))
       throw std::invalid_argument("--steps ≥ 1, --seeds ≥ 0, --seed ≥ 0, --perturbation ≥ 0 and --settle ≥ 0");
     if (command == "export") return export_scene(scene, seeds, perturbation, settle);
-    if (command == "simulate") return simulate(scene, approximation, seed, steps, window, perturbation, q_file);
+    if (command == "simulate") return simulate(scene, approximation, seed, steps, window, perturbation, q_file, repeats);
     throw std::invalid_argument("unknown command " + command);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "coulomb_peer_bench: %s\n%s", e.what(), kUsage);
