@@ -94,8 +94,8 @@ def run_coulomb(peer_bench, scene_file, approximation, seed, steps, window, pert
     under the same 2 s CPU budget as `repeated`) and keeps the least time, as MuJoCo's runs do in this
     process: a process's first run pays one-time costs (the first touch of code and heap pages;
     spring_cylinder's 250 steps took 1.19 ms cold against 0.92–0.95 ms warm); MuJoCo's runs all share
-    this process, so only its first run of the bench could pay them, and the least time drops it. The runs must end at the same
-    configuration to the bit (checked there)."""
+    this process, so only its first run of the bench could pay them, and the least time drops it.
+    The runs must end at the same configuration to the bit (checked there)."""
     command = [peer_bench, "simulate", scene_file, "--approximation", approximation, "--seed", str(seed),
                "--steps", str(steps), "--window", str(window), "--perturbation", repr(perturbation),
                "--repeats", str(repeats)]
