@@ -136,10 +136,22 @@ void BlockSparseCholesky::set_zero() {
 }
 
 void BlockSparseCholesky::reset(const std::vector<const double*>& diagonal_blocks) {
+  reset_impl(diagonal_blocks, nullptr);
+}
+
+void BlockSparseCholesky::reset(const std::vector<const double*>& diagonal_blocks, const std::vector<char>& skip) {
+  if (skip.size() != sizes_.size())
+    throw std::invalid_argument("BlockSparseCholesky::reset: " + std::to_string(skip.size()) + " skip flags for " +
+                                std::to_string(sizes_.size()) + " nodes");
+  reset_impl(diagonal_blocks, skip.data());
+}
+
+void BlockSparseCholesky::reset_impl(const std::vector<const double*>& diagonal_blocks, const char* skip) {
   if (diagonal_blocks.size() != sizes_.size())
     throw std::invalid_argument("BlockSparseCholesky::reset: " + std::to_string(diagonal_blocks.size()) +
                                 " diagonal blocks for " + std::to_string(sizes_.size()) + " nodes");
   for (size_t t = 0; t < sizes_.size(); ++t) {
+    if (skip != nullptr && skip[t]) continue;
     const double* D = diagonal_blocks[t];
     if (D == nullptr)
       throw std::invalid_argument("BlockSparseCholesky::reset: diagonal block " + std::to_string(t) + " is null");
@@ -371,8 +383,9 @@ class BlockSparseCholeskyNumeric {
     namespace b6 = internal::block6;
     const int T = c.num_blocks();
     double* y = c.permuted_.data();
-    for (int k = 0; k < T; ++k) {
+    for (int k = 0; k < T; ++k) {  // a skipped node's entries are neither read nor written
       const int t = c.order_[k];
+      if (skip != nullptr && skip[t]) continue;
       std::copy_n(x + c.offsets_[t], c.sizes_[t], y + c.permuted_offset_[k]);
     }
     // Forward: L y = b.

@@ -356,6 +356,56 @@ TEST(BlockSparseCholeskyTest, SkippedComponentsAreLeftAsTheyAre) {
   EXPECT_THROW(chol.solve_in_place(x, std::vector<char>(9, 0)), std::invalid_argument);
   Eigen::VectorXd short_x(n - 1);
   EXPECT_THROW(chol.solve_in_place(short_x), std::invalid_argument);
+
+  // reset(diagonal_blocks, skip): the kept nodes' diagonal blocks are written and every
+  // off-diagonal block zeroed, the skipped nodes' diagonal blocks are not read (null allowed) and
+  // keep what they held (here the factor of an earlier factorization); factorize and solve with
+  // the same skip then give the kept components' solution to the bit.
+  std::vector<std::vector<double>> diag_storage(8);
+  std::vector<const double*> diag(8);
+  for (int t = 0; t < 8; ++t) {
+    const Eigen::MatrixXd D = H.block(chol.offset(t), chol.offset(t), sizes[t], sizes[t]);
+    diag_storage[t].assign(D.data(), D.data() + D.size());
+    diag[t] = diag_storage[t].data();
+  }
+  for (int skipped = 0; skipped < 3; ++skipped) {
+    SCOPED_TRACE("reset with component " + std::to_string(skipped) + " skipped");
+    std::vector<char> skip(8);
+    for (int t = 0; t < 8; ++t) skip[t] = component[t] == skipped;
+    // The reference: everything assembled, factorized with the skip.
+    assemble();
+    ASSERT_TRUE(chol.factorize(skip));
+    Eigen::VectorXd x_ref = b;
+    chol.solve_in_place(x_ref, skip);
+    // Leave the whole factor in the blocks, then reset with the skip.
+    assemble();
+    ASSERT_TRUE(chol.factorize());
+    const Eigen::MatrixXd factored = chol.dense();
+    std::vector<const double*> diag_skip = diag;
+    for (int t = 0; t < 8; ++t)
+      if (skip[t]) diag_skip[t] = nullptr;
+    chol.reset(diag_skip, skip);
+    const Eigen::MatrixXd after_reset = chol.dense();
+    for (int t = 0; t < 8; ++t) {
+      const int o = chol.offset(t), m = sizes[t];
+      if (skip[t])
+        EXPECT_EQ(after_reset.block(o, o, m, m), factored.block(o, o, m, m)) << "node " << t;
+      else
+        EXPECT_EQ(after_reset.block(o, o, m, m), H.block(o, o, m, m)) << "node " << t;
+    }
+    for (const auto& [s, t] : edges) {
+      EXPECT_TRUE(after_reset.block(chol.offset(s), chol.offset(t), sizes[s], sizes[t]).isZero(0.0));
+      chol.add_block(s, t, H.block(chol.offset(s), chol.offset(t), sizes[s], sizes[t]));
+    }
+    ASSERT_TRUE(chol.factorize(skip));
+    Eigen::VectorXd x_reset = b;
+    chol.solve_in_place(x_reset, skip);
+    EXPECT_EQ(x_reset, x_ref);
+  }
+  EXPECT_THROW(chol.reset(diag, std::vector<char>(7, 0)), std::invalid_argument);
+  std::vector<const double*> diag_null = diag;
+  diag_null[0] = nullptr;
+  EXPECT_THROW(chol.reset(diag_null, std::vector<char>(8, 0)), std::invalid_argument);
 }
 
 // The fill-reducing order (AMD) on a 30 × 30 grid graph, whose natural (row-by-row) order fills

@@ -52,6 +52,13 @@ class BlockSparseCholesky {
   /// Throws std::invalid_argument when `diagonal_blocks` does not have num_blocks() entries or
   /// holds a null pointer.
   void reset(const std::vector<const double*>& diagonal_blocks);
+  /// reset() for the nodes that factorize(skip) and solve_in_place(·, skip) will use: the
+  /// diagonal blocks of nodes whose flag in `skip` (one per node) is set are left as they are,
+  /// unread (a pile's bodies in free fall, an island already converged: SapSolver copies only
+  /// the Newton matrix's live part). Off-diagonal blocks all become zero, as in reset(). Throws
+  /// std::invalid_argument as reset() does (a skipped node's pointer is not read and may be
+  /// null), or when `skip` does not have num_blocks() entries.
+  void reset(const std::vector<const double*>& diagonal_blocks, const std::vector<char>& skip);
   /// The diagonal block of node t (n_t × n_t); only its lower triangle is read.
   Eigen::Ref<Eigen::MatrixXd> diagonal_block(int t);
   /// The block in rows of node s and columns of node t (n_s × n_t) for an edge given to
@@ -98,6 +105,7 @@ class BlockSparseCholesky {
   Eigen::MatrixXd dense() const;
 
  private:
+  void reset_impl(const std::vector<const double*>& diagonal_blocks, const char* skip);
   friend class BlockSparseCholeskyNumeric;
   // Storage in elimination order: node k = order_[k]; blocks_[k] is the diagonal block of the
   // k-th eliminated node; for each k, lower_[k] lists (i, block index) for the later nodes i

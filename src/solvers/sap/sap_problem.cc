@@ -132,9 +132,13 @@ template <int N>
   }
 }
 
+// trees == nullptr: every tree; else trees[0, count).
 [[gnu::always_inline]] inline void multiply_A_body(const std::vector<Eigen::MatrixXd>& A, const std::vector<int>& tree_start,
-                                                   const double* x, double* y) {
-  for (size_t t = 0; t < A.size(); ++t) {
+                                                   const double* x, double* y, const int* trees = nullptr,
+                                                   size_t count = 0) {
+  const size_t num = trees != nullptr ? count : A.size();
+  for (size_t a = 0; a < num; ++a) {
+    const size_t t = trees != nullptr ? static_cast<size_t>(trees[a]) : a;
     const int s = tree_start[t];
     const int n = static_cast<int>(A[t].rows());
     if (n == 6) {  // free bodies
@@ -209,12 +213,12 @@ template <int N>
 }
 
 void multiply_A_baseline(const std::vector<Eigen::MatrixXd>& A, const std::vector<int>& tree_start, const double* x,
-                         double* y) {
-  multiply_A_body(A, tree_start, x, y);
+                         double* y, const int* trees = nullptr, size_t count = 0) {
+  multiply_A_body(A, tree_start, x, y, trees, count);
 }
 COULOMB_TARGET_AVX2 void multiply_A_avx2(const std::vector<Eigen::MatrixXd>& A, const std::vector<int>& tree_start,
-                                         const double* x, double* y) {
-  multiply_A_body(A, tree_start, x, y);
+                                         const double* x, double* y, const int* trees = nullptr, size_t count = 0) {
+  multiply_A_body(A, tree_start, x, y, trees, count);
 }
 void multiply_J_baseline(const std::vector<SapConstraint*>& constraints, const std::vector<int>& row_start,
                          const std::vector<int>& tree_start, const double* v, double* vc) {
@@ -255,6 +259,15 @@ void SapProblem::multiply_A(const Eigen::Ref<const Eigen::VectorXd>& x, Eigen::R
   check_product_sizes("multiply_A", x.size(), nv(), y.size(), nv());
   if (linalg::internal::use_avx2_kernels()) multiply_A_avx2(A_, tree_start_, x.data(), y.data());
   else multiply_A_baseline(A_, tree_start_, x.data(), y.data());
+}
+
+void SapProblem::multiply_A(const Eigen::Ref<const Eigen::VectorXd>& x, Eigen::Ref<Eigen::VectorXd> y,
+                            const std::vector<int>& trees) const {
+  check_product_sizes("multiply_A", x.size(), nv(), y.size(), nv());
+  if (linalg::internal::use_avx2_kernels())
+    multiply_A_avx2(A_, tree_start_, x.data(), y.data(), trees.data(), trees.size());
+  else
+    multiply_A_baseline(A_, tree_start_, x.data(), y.data(), trees.data(), trees.size());
 }
 
 void SapProblem::multiply_J(const Eigen::Ref<const Eigen::VectorXd>& v, Eigen::Ref<Eigen::VectorXd> vc) const {

@@ -205,6 +205,7 @@ struct SapSolverWorkspace {
   std::vector<int> block_sizes;
   std::vector<int> free_trees;  ///< trees no constraint touches: their solution is v* exactly
   std::vector<char> tree_touched;
+  std::vector<int> touched_trees;  ///< the others, ascending
   std::vector<std::pair<int, int>> edges;
   std::vector<const double*> A_blocks;  ///< problem.A(t).data() per tree: the diagonal of H before the constraints
   // CHOLMOD path (built per solve: it is an option, not the default).
@@ -460,6 +461,19 @@ double add_constraint_costs(const SapProblem& problem, const Eigen::VectorXd& vc
   return cost;
 }
 
+// y = A x on the trees some constraint touches; y = 0 on the others (w.free_trees), where every
+// caller's x is 0: the iterate is pinned to v* there and Δv is 0 (a pile's bodies in free fall
+// are most of its trees, and the products skipped are whole 6 × 6 ones).
+void multiply_A_touched(const SapProblem& problem, const SapSolverWorkspace& w, const Eigen::VectorXd& x,
+                        Eigen::VectorXd& y) {
+  if (w.free_trees.empty()) {
+    problem.multiply_A(x, y);
+    return;
+  }
+  problem.multiply_A(x, y, w.touched_trees);
+  for (int t : w.free_trees) std::fill_n(y.data() + problem.tree_start(t), problem.tree_size(t), 0.0);
+}
+
 // evaluate() after J v (w.vc) and A(v − v*) (w.dv_minus, w.Av_minus): A v, ℓ_p, γ, (with_G)
 // every G_i, and ∇ℓ_p.
 void finish_evaluation(const SapProblem& problem, bool with_G, SapSolverWorkspace& w) {
@@ -473,7 +487,7 @@ void finish_evaluation(const SapProblem& problem, bool with_G, SapSolverWorkspac
 void evaluate(const SapProblem& problem, bool with_G, SapSolverWorkspace& w) {
   multiply_J(problem, w, w.v.data(), w.vc.data());
   w.dv_minus = w.v - problem.v_star();
-  problem.multiply_A(w.dv_minus, w.Av_minus);
+  multiply_A_touched(problem, w, w.dv_minus, w.Av_minus);
   finish_evaluation(problem, with_G, w);
 }
 
@@ -482,7 +496,7 @@ void evaluate(const SapProblem& problem, bool with_G, SapSolverWorkspace& w) {
 double cost_at(const SapProblem& problem, const Eigen::VectorXd& v, SapSolverWorkspace& w) {
   multiply_J(problem, w, v.data(), w.vc_second.data());
   w.dv_second = v - problem.v_star();
-  problem.multiply_A(w.dv_second, w.Av_second);
+  multiply_A_touched(problem, w, w.dv_second, w.Av_second);
   return add_constraint_costs(problem, w.vc_second, w.gamma_second, /*with_G=*/false,
                               0.5 * w.dv_second.dot(w.Av_second), w);
 }
@@ -976,8 +990,8 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
       const SapConstraint& c = problem.constraint(i);
       for (int k = 0; k < c.num_trees(); ++k) w.tree_touched[c.tree(k)] = 1;
     }
-    for (int t = 0; t < problem.num_trees(); ++t)
-      if (!w.tree_touched[t]) w.free_trees.push_back(t);
+    w.touched_trees.clear();
+    for (int t = 0; t < problem.num_trees(); ++t) (w.tree_touched[t] ? w.touched_trees : w.free_trees).push_back(t);
   }
   w.num_islands = 0;  // found before the first Newton step (most steps of a settled scene take none)
   w.islands_left = 0;
@@ -1113,7 +1127,7 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
     w.dv = -w.grad;
     if (linear_solver == SapLinearSolver::kBlockSparse) {
       update_pattern(problem, prm.pattern_from_last_solve, w, res);
-      w.chol.reset(w.A_blocks);
+      w.chol.reset(w.A_blocks, w.skip_node);
       assemble_constraint_hessians(problem, w);
       if (!w.chol.factorize(w.skip_node)) {
         res.status = SapSolverStatus::kLinearSolverFailure;
@@ -1172,7 +1186,7 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
       // line. One α for all would let the island with the most contact changes along the line
       // hold back every other one (a pile's falling pairs and settled heaps).
       multiply_J(problem, w, w.dv.data(), w.dvc.data());
-      problem.multiply_A(w.dv, w.dp);
+      multiply_A_touched(problem, w, w.dv, w.dp);
       double min_alpha = std::numeric_limits<double>::infinity();
       for (int k = 0; k < w.num_islands; ++k) {
         // A converged island stays: its line is flat to round-off, and a search along it would
@@ -1218,7 +1232,7 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
     }
     // The global line: the island form over every constraint, with Δv_c from the compacted J.
     multiply_J(problem, w, w.dv.data(), w.dvc.data());
-    problem.multiply_A(w.dv, w.dp);
+    multiply_A_touched(problem, w, w.dv, w.dp);
     if (static_cast<int>(w.all_constraints.size()) != problem.num_constraints()) {
       w.all_constraints.resize(problem.num_constraints());
       for (int i = 0; i < problem.num_constraints(); ++i) w.all_constraints[i] = i;

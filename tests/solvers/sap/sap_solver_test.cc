@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -98,10 +99,22 @@ TEST(SapProblemTest, ProductsMatchDenseWithBothKernelCopies) {
     EXPECT_LT((Ax - A_dense * x).norm(), 1e-12 * (A_dense * x).norm());
     EXPECT_LT((Jx - J * x).norm(), 1e-12 * (J * x).norm());
     EXPECT_LT((Jtg - J.transpose() * gamma).norm(), 1e-12 * (J.transpose() * gamma).norm());
+    // A on a list of trees: those trees' entries as the whole product's (the same kernels, to
+    // the bit); the others untouched.
+    const std::vector<int> some_trees = {0, 3, 5, 7};  // a free body, a 7 × 7, the 27 × 27, a 1 × 1
+    VectorXd Ax_some = VectorXd::Constant(nv, -7.0);
+    problem.multiply_A(x, Ax_some, some_trees);
+    for (int t = 0; t < problem.num_trees(); ++t) {
+      const bool listed = std::find(some_trees.begin(), some_trees.end(), t) != some_trees.end();
+      const int s = problem.tree_start(t), n = problem.tree_size(t);
+      if (listed) EXPECT_EQ(Ax_some.segment(s, n), Ax.segment(s, n)) << "tree " << t;
+      else EXPECT_EQ(Ax_some.segment(s, n), VectorXd::Constant(n, -7.0)) << "tree " << t;
+    }
   }
   linalg::internal::force_baseline_block_kernels(false);
   VectorXd short_v(nv - 1), rows(problem.num_rows()), out(nv);
   EXPECT_THROW(problem.multiply_A(short_v, out), std::invalid_argument);
+  EXPECT_THROW(problem.multiply_A(short_v, out, std::vector<int>{0}), std::invalid_argument);
   EXPECT_THROW(problem.multiply_J(short_v, rows), std::invalid_argument);
   EXPECT_THROW(problem.multiply_J_transpose(out, out), std::invalid_argument);
 }

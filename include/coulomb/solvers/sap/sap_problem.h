@@ -63,6 +63,11 @@ class SapProblem {
 
   /// y = A x (n_v), block by block.
   void multiply_A(const Eigen::Ref<const Eigen::VectorXd>& x, Eigen::Ref<Eigen::VectorXd> y) const;
+  /// y_t = A_t x_t for the trees listed in `trees` only (each in [0, num_trees()); not checked);
+  /// the other entries of y are left as they are. x, y: n_v. Throws std::invalid_argument on
+  /// other sizes.
+  void multiply_A(const Eigen::Ref<const Eigen::VectorXd>& x, Eigen::Ref<Eigen::VectorXd> y,
+                  const std::vector<int>& trees) const;
   /// v_c = J v (num_rows).
   void multiply_J(const Eigen::Ref<const Eigen::VectorXd>& v, Eigen::Ref<Eigen::VectorXd> vc) const;
   /// x = Jᵀ γ (n_v).
