@@ -14,7 +14,8 @@ void composite_inertias(const Model& model, Workspace& ws) {
   for (int i = 1; i < n; ++i) {
     ws.Ic_B[i] = bodies[i].inertia;
     const Joint& joint = bodies[i].joint;
-    if (joint_uses_rotation(joint.type)) ws.R_JB[i] = floating_rotation(joint, ws.X_PB[i]);  // for S_i, S_iᵀ
+    if (model.floating_in_world(i)) ws.R_JB[i] = ws.X_PB[i].R;  // X_PJ = 1
+    else if (joint_uses_rotation(joint.type)) ws.R_JB[i] = floating_rotation(joint, ws.X_PB[i]);  // for S_i, S_iᵀ
   }
   // Composite inertias: I^c_λ += X_λi* I^c_i X_iλ.
   for (int i = n - 1; i >= 1; --i) {
@@ -33,6 +34,28 @@ void composite_inertias(const Model& model, Workspace& ws) {
   const auto& bodies = model.bodies();
   for (int i = first; i < end; ++i) {
     const Joint& joint_i = bodies[i].joint;
+    if (joint_i.type == JointType::kFloating && bodies[i].parent == 0) {
+      // A floating joint on the world (a free body, a robot's floating base): its columns have
+      // the root's own rows only, S_iᵀ I^c_i S_i with S_i = blockdiag(Rᵀ, Rᵀ), R = R_JB:
+      //   [R I_o Rᵀ   [R h]×]
+      //   [[R h]×ᵀ    m 1   ]   (I^c_i = (m, h, I_o) in body coordinates),
+      // some 70 multiplications against the column loop's 250, and symmetric to the bit.
+      const math::Matrix3& R = ws.R_JB[i];
+      const math::SpatialInertia& Ic = ws.Ic_B[i];
+      const math::Matrix3 RI = R * Ic.I_o;
+      const math::Vector3 h = R * Ic.h;
+      const int o = joint_i.v_index - v_offset;
+      for (int b = 0; b < 3; ++b)
+        for (int a = b; a < 3; ++a) M(o + a, o + b) = M(o + b, o + a) = RI.row(a).dot(R.row(b));
+      const double skew_h[3][3] = {{0.0, -h.z(), h.y()}, {h.z(), 0.0, -h.x()}, {-h.y(), h.x(), 0.0}};
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) {
+          M(o + a, o + 3 + b) = skew_h[a][b];
+          M(o + 3 + b, o + a) = skew_h[a][b];
+          M(o + 3 + a, o + 3 + b) = a == b ? Ic.mass : 0.0;
+        }
+      continue;
+    }
     for (int k = 0; k < joint_i.nv; ++k) {
       const int col = joint_i.v_index - v_offset + k;
       // F = I^c_i S_i[:, k]; M_ji = S_jᵀ F along the path from i to its root.
@@ -74,7 +97,8 @@ void joint_poses(const Model& model, Workspace& ws, const ConstVectorRef& q) {
   const auto& bodies = model.bodies();
   for (int i = 1; i < model.num_bodies(); ++i) {
     const Joint& joint = bodies[i].joint;
-    ws.X_PB[i] = joint_transform(joint, q.data() + joint.q_index);
+    ws.X_PB[i] = model.floating_in_world(i) ? floating_transform(q.data() + joint.q_index)
+                                            : joint_transform(joint, q.data() + joint.q_index);
   }
 }
 

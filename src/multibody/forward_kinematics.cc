@@ -7,6 +7,10 @@ void forward_kinematics(const Model& model, Workspace& ws, const ConstVectorRef&
   const int n = model.num_bodies();
   for (int i = 1; i < n; ++i) {
     const Body& body = bodies[i];
+    if (model.floating_in_world(i)) {  // X_WB = X_PB (Model::floating_in_world)
+      ws.X_WB[i] = ws.X_PB[i] = floating_transform(q.data() + body.joint.q_index);
+      continue;
+    }
     ws.X_PB[i] = joint_transform(body.joint, q.data() + body.joint.q_index);
     ws.X_WB[i] = ws.X_WB[body.parent] * ws.X_PB[i];
   }

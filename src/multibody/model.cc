@@ -261,6 +261,12 @@ Model ModelBuilder::build() {
     if (b.joint.armature != 0.0) m.has_armature_ = true;
     m.armature_.segment(b.joint.v_index, b.joint.nv).setConstant(b.joint.armature);
   }
+  m.floating_in_world_.assign(m.bodies_.size(), 0);
+  for (size_t i = 1; i < m.bodies_.size(); ++i) {
+    const Body& b = m.bodies_[i];
+    m.floating_in_world_[i] = b.joint.type == JointType::kFloating && b.parent == 0 &&
+                              b.joint.X_PJ.R == math::Matrix3::Identity() && b.joint.X_PJ.p == math::Vector3::Zero();
+  }
   Model out = std::move(model_);
   model_ = Model();
   return out;

@@ -23,12 +23,20 @@ template <bool kBias>
     const Body& body = bodies[i];
     const Joint& joint = body.joint;
     const int parent = body.parent;
-    const math::Transform& X = ws.X_PB[i] = joint_transform(joint, q.data() + joint.q_index);
-    ws.X_WB[i] = ws.X_WB[parent] * X;
-    if (joint_uses_rotation(joint.type)) ws.R_JB[i] = floating_rotation(joint, X);
-    const math::SpatialMotion vJ = joint_motion(joint, ws.R_JB[i], v.data() + joint.v_index);
-    ws.c[i] = vJ;  // S q̇ (child frame), kept for Ṡ of floating joints
-    const math::SpatialMotion& V = ws.V_B[i] = X.act_inv(ws.V_B[parent]) + vJ;
+    if (model.floating_in_world(i)) {  // X_WB = X_PB, R_JB = R_WB, V = S q̇: no products by the identity
+      const math::Transform& X = ws.X_PB[i] = floating_transform(q.data() + joint.q_index);
+      ws.X_WB[i] = X;
+      ws.R_JB[i] = X.R;
+      ws.c[i] = ws.V_B[i] = joint_motion(joint, X.R, v.data() + joint.v_index);
+    } else {
+      const math::Transform& X = ws.X_PB[i] = joint_transform(joint, q.data() + joint.q_index);
+      ws.X_WB[i] = ws.X_WB[parent] * X;
+      if (joint_uses_rotation(joint.type)) ws.R_JB[i] = floating_rotation(joint, X);
+      const math::SpatialMotion vJ = joint_motion(joint, ws.R_JB[i], v.data() + joint.v_index);
+      ws.c[i] = vJ;  // S q̇ (child frame), kept for Ṡ of floating joints
+      ws.V_B[i] = X.act_inv(ws.V_B[parent]) + vJ;
+    }
+    const math::SpatialMotion& V = ws.V_B[i];
     ws.F_B[i] = body.inertia * V;
     if constexpr (kBias) {
       // Gravity on the body: force m g at the centre of mass, g in body coordinates.

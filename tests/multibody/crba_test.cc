@@ -8,6 +8,7 @@
 #include <Eigen/Eigenvalues>
 
 #include "coulomb/multibody/energy.h"
+#include "coulomb/multibody/momentum.h"
 #include "coulomb/multibody/rnea.h"
 #include "../../src/linalg/block_kernels.h"  // force_baseline_block_kernels: both copies of the fill
 #include "test_models.h"
@@ -63,6 +64,67 @@ TEST(CrbaTest, SeparateTreesAreDecoupled) {
   S.bottomRightCorner<3, 3>() = R.transpose();
   EXPECT_LT((M.block<6, 6>(iv, iv) - S.transpose() * model.body(box).inertia.matrix() * S).cwiseAbs().maxCoeff(),
             1e-13);
+}
+
+// Floating joints on the world take short paths: every floating root's mass-matrix block is
+// formed in closed form ([R I_o Rᵀ, [R h]×; [R h]×ᵀ, m 1]), and a body whose joint frame is the
+// world's (Model::floating_in_world) skips the products by the identity in the kinematic passes.
+// Three trees cover the cases: a floating base under a tilted and offset joint frame (the
+// general passes), a floating base with the world's frame and children, and a lone free body
+// with armature. Truth: RNEA's columns, the composed transforms, and p = M v.
+TEST(CrbaTest, FloatingRootsWithAndWithoutAJointFrameMatchRneaColumns) {
+  std::mt19937 rng(33);
+  ModelBuilder b("floating_roots");
+  std::uniform_real_distribution<double> um(0.5, 2.0), uc(-0.2, 0.2);
+  std::normal_distribution<double> n(0.0, 1.0);
+  auto inertia = [&]() {
+    return math::SpatialInertia::FromCenterOfMass(um(rng), math::Vector3(uc(rng), uc(rng), uc(rng)),
+                                                  testing::random_rotational_inertia(rng));
+  };
+  auto axis = [&]() { return math::Vector3(n(rng), n(rng), n(rng)).normalized(); };
+  JointSpec tilted = testing::floating("tilted_joint");
+  tilted.X_PJ = testing::random_transform(rng);
+  JointSpec free_joint = testing::floating("free_joint");
+  free_joint.armature = 0.25;
+  b.add_link("tilted", "world", tilted, inertia());
+  b.add_link("tilted_arm", "tilted", testing::revolute("tilted_arm_joint", axis(), testing::random_transform(rng)), inertia());
+  b.add_link("base", "world", testing::floating("base_joint"), inertia());
+  b.add_link("leg", "base", testing::revolute("leg_joint", axis(), testing::random_transform(rng)), inertia());
+  b.add_link("foot", "leg", testing::prismatic("foot_joint", axis(), testing::random_transform(rng)), inertia());
+  b.add_link("free", "world", free_joint, inertia());
+  const Model model = b.build();
+  const int tilted_body = model.body_index("tilted"), base = model.body_index("base"), free = model.body_index("free");
+  EXPECT_FALSE(model.floating_in_world(tilted_body));
+  EXPECT_TRUE(model.floating_in_world(base));
+  EXPECT_TRUE(model.floating_in_world(free));
+  EXPECT_FALSE(model.floating_in_world(model.body_index("leg")));
+  Workspace ws(model);
+  for (int trial = 0; trial < 5; ++trial) {
+    const VectorXd q = random_configuration(model, rng);
+    const VectorXd v = testing::random_vector(rng, model.nv());
+    // Poses: X_WB composed joint by joint from joint_transform.
+    forward_kinematics(model, ws, q);
+    for (int i = 1; i < model.num_bodies(); ++i) {
+      const Joint& j = model.body(i).joint;
+      const math::Transform X_WB = ws.X_WB[model.body(i).parent] * joint_transform(j, q.data() + j.q_index);
+      EXPECT_LT((ws.X_WB[i].R - X_WB.R).cwiseAbs().maxCoeff(), 1e-15) << model.body(i).name;
+      EXPECT_LT((ws.X_WB[i].p - X_WB.p).cwiseAbs().maxCoeff(), 1e-15) << model.body(i).name;
+    }
+    const MatrixXd M = crba(model, ws, q);
+    const VectorXd zero = VectorXd::Zero(model.nv());
+    const VectorXd g = generalized_gravity(model, ws, q);
+    MatrixXd M_rnea(model.nv(), model.nv());
+    for (int i = 0; i < model.nv(); ++i) M_rnea.col(i) = rnea(model, ws, q, zero, VectorXd::Unit(model.nv(), i)) - g;
+    EXPECT_LT(testing::relative_error(M, M_rnea), 1e-11) << "trial " << trial;
+    for (int root : {tilted_body, base, free}) {  // the closed-form blocks are symmetric to the bit
+      const int iv = model.body(root).joint.v_index;
+      EXPECT_EQ(MatrixXd(M.block<6, 6>(iv, iv)), MatrixXd(M.block<6, 6>(iv, iv).transpose())) << model.body(root).name;
+    }
+    const MatrixXd blocks = crba_trees(model, ws, q).dense();
+    EXPECT_EQ(blocks, M) << "trial " << trial;
+    generalized_momentum(model, ws, q, v);
+    EXPECT_LT(testing::relative_error(ws.momentum, M * v), 1e-12) << "trial " << trial;
+  }
 }
 
 // A forest of five trees whose links are added interleaved (ModelBuilder::build renumbers them

@@ -74,6 +74,13 @@ struct Joint {
   int nv = 0;
 };
 
+/// X_JB(q) of a floating joint: q points at its 7 coordinates [p_JB; quaternion (w, x, y, z)]
+/// (the quaternion normalized here). joint_transform is X_PJ times it.
+inline math::Transform floating_transform(const double* q) {
+  const math::Quaternion quat(q[3], q[4], q[5], q[6]);
+  return {quat.normalized().toRotationMatrix(), math::Vector3(q[0], q[1], q[2])};
+}
+
 /// X_PB(q) for this joint: pose of the child body in the parent body frame. q points at the
 /// joint's first configuration coordinate (nq values).
 inline math::Transform joint_transform(const Joint& joint, const double* q) {
@@ -84,10 +91,8 @@ inline math::Transform joint_transform(const Joint& joint, const double* q) {
     }
     case JointType::kPrismatic:
       return {joint.X_PJ.R, joint.X_PJ.p + joint.X_PJ.R * (joint.axis * q[0])};
-    case JointType::kFloating: {
-      const math::Quaternion quat(q[3], q[4], q[5], q[6]);
-      return joint.X_PJ * math::Transform(quat.normalized().toRotationMatrix(), math::Vector3(q[0], q[1], q[2]));
-    }
+    case JointType::kFloating:
+      return joint.X_PJ * floating_transform(q);
     case JointType::kBall: {
       const math::Quaternion quat(q[0], q[1], q[2], q[3]);
       return {joint.X_PJ.R * quat.normalized().toRotationMatrix(), joint.X_PJ.p};

@@ -87,6 +87,11 @@ class Model {
   const Eigen::VectorXd& armature() const { return armature_; }
   /// True when some joint has a non-zero armature.
   bool has_armature() const { return has_armature_; }
+  /// True when body b's joint is a floating joint on the world whose joint frame is the world
+  /// frame (X_PJ exactly the identity: a free body, or a floating base placed by its q alone).
+  /// Its pose is then X_WB = X_PB = floating_transform(q) and R_JB = R_WB, and the kinematic
+  /// passes skip their products by the identity (the same numbers, up to the sign of a zero).
+  bool floating_in_world(int b) const { return floating_in_world_[b] != 0; }
 
   /// Throws std::invalid_argument naming the coordinate if q has the wrong size, a non-finite
   /// entry, or a floating- or ball-joint quaternion of norm 0.
@@ -113,6 +118,7 @@ class Model {
   math::Vector3 gravity_{0.0, 0.0, -9.81};
   double total_mass_ = 0.0;
   Eigen::VectorXd armature_;  // n_v, filled by ModelBuilder::build
+  std::vector<char> floating_in_world_;  // per body, filled by ModelBuilder::build
   bool has_armature_ = false;
   int nq_ = 0, nv_ = 0;
 };
