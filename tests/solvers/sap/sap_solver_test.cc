@@ -644,6 +644,57 @@ TEST(SapSolverTest, SecondGuessIsTheSameSolveAsStartingThere) {
 // symbolic analysis are kept between solves) gives what a fresh solver gives, to the bit once
 // clear_pattern_hint() has forgotten the last solve's active pairs; so does a problem rebuilt
 // with reset() and caller-owned constraints.
+// The entries of the free trees (no constraint touches them) in v − v*, A v, ∇ℓ and Δv are set
+// once per solve and the Newton iterations then write the touched trees' alone. A reused solver
+// whose free and touched trees swap from one problem to the next (bodies landing, bodies thrown
+// off) must give a fresh solver's solve to the bit, momentum error included.
+TEST(SapSolverTest, ReusedSolverMatchesFreshOnesWhenTheFreeTreesChange) {
+  std::mt19937 rng(211);
+  std::normal_distribution<double> N(0.0, 1.0);
+  const int T = 24;
+  std::vector<MatrixXd> A;
+  for (int t = 0; t < T; ++t) A.push_back(testing::random_spd(rng, 6));
+  std::vector<std::unique_ptr<SapProblem>> problems;
+  for (int first : {0, 18, 9, 0}) {  // trees first … first + 5 touched, the other 18 free
+    VectorXd v_star(6 * T);
+    for (int i = 0; i < v_star.size(); ++i) v_star[i] = N(rng);
+    auto problem = std::make_unique<SapProblem>(0.01, A, v_star);
+    for (int i = 0; i < 12; ++i) {
+      const auto [p, J0, J1] = random_free_body_contact(rng);
+      const int k0 = first + i % 6, k1 = first + (i + 1 + i / 6) % 6;
+      problem->add_constraint(std::make_unique<SapFrictionConeConstraint>(p, k0, J0, k1, J1));
+    }
+    problems.push_back(std::move(problem));
+  }
+  for (SapLinearSolver ls : {SapLinearSolver::kBlockSparse, SapLinearSolver::kDense}) {
+    SapSolverParameters prm = tight(1e-10);
+    prm.linear_solver = ls;
+    SapSolver reused(prm);
+    for (int pass = 0; pass < 2; ++pass)
+      for (auto& problem : problems) {
+        SCOPED_TRACE("linear solver " + std::to_string(static_cast<int>(ls)) + ", pass " + std::to_string(pass));
+        VectorXd guess(6 * T);
+        for (int i = 0; i < guess.size(); ++i) guess[i] = N(rng);
+        const SapSolverResults fresh = SapSolver(prm).solve(*problem, guess);
+        ASSERT_EQ(fresh.status, SapSolverStatus::kSuccess);
+        reused.clear_pattern_hint();
+        SapSolverResults again;
+        reused.solve(*problem, guess, again);
+        EXPECT_EQ(fresh.iterations, again.iterations);
+        EXPECT_EQ((fresh.v - again.v).norm(), 0.0);
+        EXPECT_EQ((fresh.gamma - again.gamma).norm(), 0.0);
+        EXPECT_EQ(fresh.momentum_error, again.momentum_error);
+        // The free trees end at v* exactly.
+        for (int t = 0; t < T; ++t) {
+          bool touched = false;
+          for (int i = 0; i < problem->num_constraints(); ++i)
+            for (int k = 0; k < problem->constraint(i).num_trees(); ++k) touched |= problem->constraint(i).tree(k) == t;
+          if (!touched) EXPECT_EQ(again.v.segment(6 * t, 6), problem->v_star().segment(6 * t, 6)) << "tree " << t;
+        }
+      }
+  }
+}
+
 TEST(SapSolverTest, ReusedSolverAndResetProblemMatchFreshOnes) {
   std::mt19937 rng(197);
   std::vector<std::unique_ptr<SapProblem>> problems;
