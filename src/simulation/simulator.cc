@@ -1118,9 +1118,15 @@ void Simulator::fill_results() {
   }
   results_.stats.mean_slip = loaded > 0 ? slip_sum / loaded : 0.0;
   // Jᵀγ/δt over the contact Jacobian blocks (J(q₀), contact frame rows).
-  for (const contact::ContactJacobian::Block& b : Jc_.blocks)
-    out.generalized_contact_forces.segment(b.v_start, b.J.cols()).noalias() +=
-        b.J.transpose() * (contact_impulses_.segment<3>(3 * b.contact) / dt);
+  for (const contact::ContactJacobian::Block& b : Jc_.blocks) {
+    const math::Vector3 f = contact_impulses_.segment<3>(3 * b.contact) / dt;
+    if (b.J.cols() == 6) {  // 3 × 6 (a free body): the fixed-size product, a third of the run-time-size one
+      out.generalized_contact_forces.segment<6>(b.v_start).noalias() +=
+          Eigen::Map<const Eigen::Matrix<double, 3, 6>>(b.J.data()).transpose() * f;
+    } else {
+      out.generalized_contact_forces.segment(b.v_start, b.J.cols()).noalias() += b.J.transpose() * f;
+    }
+  }
   // Actuators with a PD constraint: γ/δt, saturated when γ sits at ±δt e.
   for (size_t k = 0; k < constraint_set_.pd_actuators.size(); ++k) {
     const constraints::PdActuatorConstraint& a = constraint_set_.pd_actuators[k];
