@@ -441,9 +441,12 @@ void multiply_J_transpose(const SapProblem& problem, const SapSolverWorkspace& w
   }
 }
 
-// cost + Σ_i ℓ_i at vc (num_rows), with γ into gamma and (with_G) every G_i into w.G.
-double add_constraint_costs(const SapProblem& problem, const Eigen::VectorXd& vc, Eigen::VectorXd& gamma, bool with_G,
-                            double cost, SapSolverWorkspace& w) {
+// cost + Σ_i ℓ_i at vc (num_rows), with γ into gamma and (with_G) every G_i into w.G. Compiled
+// twice, like the line search's contact loop (sap_line_search.cc): the friction-cone kernel's
+// products contract into FMAs where the processor has them.
+[[gnu::always_inline]] inline double add_constraint_costs_body(const SapProblem& problem, const Eigen::VectorXd& vc,
+                                                             Eigen::VectorXd& gamma, bool with_G, double cost,
+                                                             SapSolverWorkspace& w) {
   for (int i = 0; i < problem.num_constraints(); ++i) {
     const int r = problem.row_start(i);
     if (const SapFrictionConeConstraint* cone = w.cone_of[i]) {  // contacts: the inline kernel
@@ -461,6 +464,20 @@ double add_constraint_costs(const SapProblem& problem, const Eigen::VectorXd& vc
     }
   }
   return cost;
+}
+double add_constraint_costs_baseline(const SapProblem& problem, const Eigen::VectorXd& vc, Eigen::VectorXd& gamma,
+                                     bool with_G, double cost, SapSolverWorkspace& w) {
+  return add_constraint_costs_body(problem, vc, gamma, with_G, cost, w);
+}
+COULOMB_TARGET_AVX2 double add_constraint_costs_avx2(const SapProblem& problem, const Eigen::VectorXd& vc,
+                                                     Eigen::VectorXd& gamma, bool with_G, double cost,
+                                                     SapSolverWorkspace& w) {
+  return add_constraint_costs_body(problem, vc, gamma, with_G, cost, w);
+}
+double add_constraint_costs(const SapProblem& problem, const Eigen::VectorXd& vc, Eigen::VectorXd& gamma, bool with_G,
+                            double cost, SapSolverWorkspace& w) {
+  return linalg::internal::use_avx2_kernels() ? add_constraint_costs_avx2(problem, vc, gamma, with_G, cost, w)
+                                              : add_constraint_costs_baseline(problem, vc, gamma, with_G, cost, w);
 }
 
 // y = A x on the trees some constraint touches; y = 0 on the others (w.free_trees), where every
