@@ -576,7 +576,7 @@ double free_trees_rest_cost(const SapProblem& problem, const SapSolverWorkspace&
 // substitutions per constraint side instead of the n³/3 of A⁻¹ (a1_drop: 5 contacts and 2 limits
 // against an 18 × 18 inverse; box_stack: about 8 contact sides per box against a 6 × 6 inverse
 // each); larger trees through A_t⁻¹.
-void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
+[[gnu::always_inline]] inline void prepare_constraints_body(SapProblem& problem, SapSolverWorkspace& w) {
   const int T = problem.num_trees();
   w.A_inverse.resize(T);
   w.A_chol.resize(T);
@@ -704,6 +704,17 @@ void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
     }
     c.prepare(problem.time_step(), W);
   }
+}
+
+// Compiled twice, like the block kernels (linalg/block_kernels.h): the Delassus estimates' fixed-size
+// products (Y = L⁻¹Jᵀ, YᵀY) contract into FMAs where the processor has them.
+void prepare_constraints_baseline(SapProblem& problem, SapSolverWorkspace& w) { prepare_constraints_body(problem, w); }
+COULOMB_TARGET_AVX2 void prepare_constraints_avx2(SapProblem& problem, SapSolverWorkspace& w) {
+  prepare_constraints_body(problem, w);
+}
+void prepare_constraints(SapProblem& problem, SapSolverWorkspace& w) {
+  if (linalg::internal::use_avx2_kernels()) prepare_constraints_avx2(problem, w);
+  else prepare_constraints_baseline(problem, w);
 }
 
 // Sizes the evaluation buffers and the per-constraint G and GJ storage.
