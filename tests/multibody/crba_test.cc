@@ -66,6 +66,19 @@ TEST(CrbaTest, SeparateTreesAreDecoupled) {
             1e-13);
 }
 
+// Random link inertias (0.5–2 kg, centre of mass within 0.2 m of the link origin, random
+// rotational inertia) and random unit joint axes, for the hand-built models below.
+struct RandomLinks {
+  std::mt19937& rng;
+  std::uniform_real_distribution<double> um{0.5, 2.0}, uc{-0.2, 0.2};
+  std::normal_distribution<double> n{0.0, 1.0};
+  math::SpatialInertia inertia() {
+    return math::SpatialInertia::FromCenterOfMass(um(rng), math::Vector3(uc(rng), uc(rng), uc(rng)),
+                                                  testing::random_rotational_inertia(rng));
+  }
+  math::Vector3 axis() { return math::Vector3(n(rng), n(rng), n(rng)).normalized(); }
+};
+
 // Floating joints on the world take short paths: every floating root's mass-matrix block is
 // formed in closed form ([R I_o Rᵀ, [R h]×; [R h]×ᵀ, m 1]), and a body whose joint frame is the
 // world's (Model::floating_in_world) skips the products by the identity in the kinematic passes.
@@ -75,13 +88,9 @@ TEST(CrbaTest, SeparateTreesAreDecoupled) {
 TEST(CrbaTest, FloatingRootsWithAndWithoutAJointFrameMatchRneaColumns) {
   std::mt19937 rng(33);
   ModelBuilder b("floating_roots");
-  std::uniform_real_distribution<double> um(0.5, 2.0), uc(-0.2, 0.2);
-  std::normal_distribution<double> n(0.0, 1.0);
-  auto inertia = [&]() {
-    return math::SpatialInertia::FromCenterOfMass(um(rng), math::Vector3(uc(rng), uc(rng), uc(rng)),
-                                                  testing::random_rotational_inertia(rng));
-  };
-  auto axis = [&]() { return math::Vector3(n(rng), n(rng), n(rng)).normalized(); };
+  RandomLinks draw{rng};
+  auto inertia = [&]() { return draw.inertia(); };
+  auto axis = [&]() { return draw.axis(); };
   JointSpec tilted = testing::floating("tilted_joint");
   tilted.X_PJ = testing::random_transform(rng);
   JointSpec free_joint = testing::floating("free_joint");
@@ -132,15 +141,11 @@ TEST(CrbaTest, FloatingRootsWithAndWithoutAJointFrameMatchRneaColumns) {
 // a revolute-prismatic chain on the world and a second free body.
 Model make_forest(std::mt19937& rng) {
   ModelBuilder b("forest");
-  std::uniform_real_distribution<double> um(0.5, 2.0), uc(-0.2, 0.2);
-  std::normal_distribution<double> n(0.0, 1.0);
-  auto inertia = [&]() {
-    return math::SpatialInertia::FromCenterOfMass(um(rng), math::Vector3(uc(rng), uc(rng), uc(rng)),
-                                                  testing::random_rotational_inertia(rng));
-  };
-  auto axis = [&]() { return math::Vector3(n(rng), n(rng), n(rng)).normalized(); };
+  RandomLinks draw{rng};
+  auto inertia = [&]() { return draw.inertia(); };
+  auto axis = [&]() { return draw.axis(); };
   auto with_armature = [&](JointSpec j) {
-    j.armature = 0.1 + 0.05 * um(rng);
+    j.armature = 0.1 + 0.05 * draw.um(rng);
     return j;
   };
   b.add_link("a0", "world", with_armature(testing::revolute("a0_joint", axis())), inertia());
