@@ -493,37 +493,32 @@ void multiply_A_touched(const SapProblem& problem, const SapSolverWorkspace& w, 
   for (int t : w.free_trees) std::fill_n(y.data() + problem.tree_start(t), problem.tree_size(t), 0.0);
 }
 
-// f(start, size) over the velocities of the trees some constraint touches, in runs of
-// consecutive trees (all of them in one run when no tree is free). The free trees' entries of
-// v − v*, A v and ∇ℓ_p are set once per solve (v = v* there: 0, A v*, 0).
-template <class F>
-[[gnu::always_inline]] inline void for_touched_runs(const SapSolverWorkspace& w, int nv, F&& f) {
-  if (!w.use_runs) {
-    f(0, nv);
-    return;
-  }
-  for (const auto& [s, n] : w.touched_runs) f(s, n);
-}
+// The vector operations of an evaluation run over the touched trees' velocities alone when
+// w.use_runs (w.touched_runs: runs of consecutive trees), else over all n_v. The free trees'
+// entries of v − v*, A v and ∇ℓ_p are set once per solve (v = v* there: 0, A v*, 0).
 
 // evaluate() after J v (w.vc) and A(v − v*) (w.dv_minus, w.Av_minus): A v, ℓ_p, γ, (with_G)
 // every G_i, and ∇ℓ_p.
 void finish_evaluation(const SapProblem& problem, bool with_G, SapSolverWorkspace& w) {
-  for_touched_runs(w, problem.nv(), [&](int s, int n) {  // A v
-    w.p.segment(s, n) = w.Av_minus.segment(s, n) + w.Av_star.segment(s, n);
-  });
+  if (w.use_runs)  // A v
+    for (const auto& [s, n] : w.touched_runs) w.p.segment(s, n) = w.Av_minus.segment(s, n) + w.Av_star.segment(s, n);
+  else
+    w.p = w.Av_minus + w.Av_star;
   w.cost = add_constraint_costs(problem, w.vc, w.gamma, with_G, 0.5 * w.dv_minus.dot(w.Av_minus), w);
   multiply_J_transpose(problem, w, w.gamma.data(), w.jc.data());
-  for_touched_runs(w, problem.nv(), [&](int s, int n) {  // the momentum residual
-    w.grad.segment(s, n) = w.Av_minus.segment(s, n) - w.jc.segment(s, n);
-  });
+  if (w.use_runs)  // the momentum residual
+    for (const auto& [s, n] : w.touched_runs) w.grad.segment(s, n) = w.Av_minus.segment(s, n) - w.jc.segment(s, n);
+  else
+    w.grad = w.Av_minus - w.jc;
 }
 
 // Evaluates ℓ_p, γ, ∇ℓ_p = A(v − v*) − Jᵀγ and (with_G) every G_i at w.v.
 void evaluate(const SapProblem& problem, bool with_G, SapSolverWorkspace& w) {
   multiply_J(problem, w, w.v.data(), w.vc.data());
-  for_touched_runs(w, problem.nv(), [&](int s, int n) {
-    w.dv_minus.segment(s, n) = w.v.segment(s, n) - problem.v_star().segment(s, n);
-  });
+  if (w.use_runs)
+    for (const auto& [s, n] : w.touched_runs) w.dv_minus.segment(s, n) = w.v.segment(s, n) - problem.v_star().segment(s, n);
+  else
+    w.dv_minus = w.v - problem.v_star();
   multiply_A_touched(problem, w, w.dv_minus, w.Av_minus);
   finish_evaluation(problem, with_G, w);
 }
@@ -1069,7 +1064,7 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
   for (int t = 0; t < problem.num_trees(); ++t)
     w.D.segment(problem.tree_start(t), problem.tree_size(t)) = problem.A(t).diagonal().cwiseSqrt().cwiseInverse();
   problem.multiply_A(problem.v_star(), w.Av_star);
-  for (int t : w.free_trees) {  // see for_touched_runs: v = v* on the free trees for the whole solve
+  for (int t : w.free_trees) {  // see evaluate(): v = v* on the free trees for the whole solve
     const int s = problem.tree_start(t), n = problem.tree_size(t);
     w.dv_minus.segment(s, n).setZero();
     w.grad.segment(s, n).setZero();
