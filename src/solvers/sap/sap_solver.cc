@@ -1035,9 +1035,6 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
     }
     w.touched_trees.clear();
     for (int t = 0; t < problem.num_trees(); ++t) (w.tree_touched[t] ? w.touched_trees : w.free_trees).push_back(t);
-    // Δv is 0 on the free trees for the whole solve (the block-sparse path writes the touched
-    // trees' entries only; the other paths write all of Δv).
-    for (int t : w.free_trees) w.dv.segment(problem.tree_start(t), problem.tree_size(t)).setZero();
     w.touched_runs.clear();
     for (int t : w.touched_trees) {
       const int s = problem.tree_start(t), n = problem.tree_size(t);
@@ -1064,8 +1061,12 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
   for (int t = 0; t < problem.num_trees(); ++t)
     w.D.segment(problem.tree_start(t), problem.tree_size(t)) = problem.A(t).diagonal().cwiseSqrt().cwiseInverse();
   problem.multiply_A(problem.v_star(), w.Av_star);
-  for (int t : w.free_trees) {  // see evaluate(): v = v* on the free trees for the whole solve
+  // v = v* on the free trees for the whole solve: their entries of v − v*, ∇ℓ, A v (see
+  // evaluate()) and Δv are set here once. (The block-sparse path writes the touched trees' Δv
+  // only; the other paths write all of it.)
+  for (int t : w.free_trees) {
     const int s = problem.tree_start(t), n = problem.tree_size(t);
+    w.dv.segment(s, n).setZero();
     w.dv_minus.segment(s, n).setZero();
     w.grad.segment(s, n).setZero();
     w.p.segment(s, n) = w.Av_star.segment(s, n);
