@@ -78,28 +78,42 @@ COULOMB_BLOCK6_INLINE void splat(const double* y, v4& y4, v2& y2) {
 /// Element i of a column held as (c4, c2); i must be a compile-time constant after unrolling.
 COULOMB_BLOCK6_INLINE double element(const v4& c4, const v2& c2, int i) { return i < 4 ? c4[i] : c2[i - 4]; }
 
-/// In-place Cholesky of the lower triangle of the 6 × 6 block a = L Lᵀ, right-looking: column j
-/// is scaled by 1/√a_jj, then every later column i takes −L(:, j) L(i, j). Writes 1/L(j, j) to
+/// In-place Cholesky of the lower triangle of the 6 × 6 block a = L Lᵀ. Writes 1/L(j, j) to
 /// inv_diag[j] (the solves multiply by it instead of dividing). The strict upper triangle is
 /// scratch on return. Returns false if a pivot is not positive (or is NaN).
+///
+/// The elimination runs as LDLᵀ, right-looking: column j is kept unscaled (w_j, the pivot
+/// d_j = w_jj), and every later column i takes −w_j (w_ij / d_j). The square roots come after,
+/// all at once: L(:, j) = w_j / √d_j. A pivot's chain to the next one is then a division, a
+/// multiplication and a multiply-add, about half of the √ and the division that scaling column j
+/// before the updates put on it; the six √ and divisions at the end are independent of each
+/// other. The result equals the scaled right-looking form's to round-off.
 COULOMB_BLOCK6_INLINE bool cholesky_in_place(double* a, double* inv_diag) {
   v4 c4[6];
   v2 c2[6];
   load_block(a, c4, c2);
+  double d[6];
   COULOMB_BLOCK6_UNROLL
   for (int j = 0; j < 6; ++j) {
-    const double d = element(c4[j], c2[j], j);
-    if (!(d > 0.0)) return false;
-    const double inv = 1.0 / __builtin_sqrt(d);
-    inv_diag[j] = inv;
-    c4[j] *= inv;
-    c2[j] *= inv;
+    d[j] = element(c4[j], c2[j], j);
+    if (!(d[j] > 0.0)) return false;
+    const double r = 1.0 / d[j];
     COULOMB_BLOCK6_UNROLL
     for (int i = j + 1; i < 6; ++i) {
-      const double l = element(c4[j], c2[j], i);
+      const double l = element(c4[j], c2[j], i) * r;
       c4[i] -= c4[j] * l;
       c2[i] -= c2[j] * l;
     }
+  }
+  COULOMB_BLOCK6_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const double root = __builtin_sqrt(d[j]);
+    const double inv = 1.0 / root;
+    inv_diag[j] = inv;
+    c4[j] *= inv;
+    c2[j] *= inv;
+    if (j < 4) c4[j][j] = root;  // L(j, j) = √d_j itself, not d_j · (1/√d_j)
+    else c2[j][j - 4] = root;
   }
   store_block(a, c4, c2);
   return true;

@@ -48,29 +48,33 @@ constexpr int kPlainKernelMaxSize = 32;
 // In-place Cholesky of the lower triangle of the N × N matrix a (leading dimension N, N fixed at
 // compile time: the 6 × 6 blocks of free bodies): a = L Lᵀ with L overwriting the lower
 // triangle. Returns false if a pivot is not positive. Run-time sizes take cholesky_lower below.
+// Eliminated as LDLᵀ (right-looking, column j unscaled, the later columns taking −w_j w_ij/d_j),
+// then scaled by 1/√d_j at the end: each pivot's chain to the next is a division, a
+// multiplication and a multiply-add, and the square roots, independent of each other, leave it
+// (as block6::cholesky_in_place, the block-sparse factorization's). Equal to the scaled column
+// form to round-off.
 template <int N>
 bool small_cholesky_in_place(double* a) {
   static_assert(N > 0);
   constexpr int n = N;
+  double d[N];
+  for (int j = 0; j < n; ++j) {
+    const double* cj = a + static_cast<ptrdiff_t>(j) * n;
+    d[j] = cj[j];
+    if (!(d[j] > 0.0)) return false;
+    const double r = 1.0 / d[j];
+    for (int i = j + 1; i < n; ++i) {
+      const double l = cj[i] * r;
+      double* ci = a + static_cast<ptrdiff_t>(i) * n;
+      for (int k = i; k < n; ++k) ci[k] -= cj[k] * l;
+    }
+  }
   for (int j = 0; j < n; ++j) {
     double* cj = a + static_cast<ptrdiff_t>(j) * n;
-    double d = cj[j];
-    for (int k = 0; k < j; ++k) {
-      const double l = a[static_cast<ptrdiff_t>(k) * n + j];
-      d -= l * l;
-    }
-    if (!(d > 0.0)) return false;
-    d = std::sqrt(d);
-    cj[j] = d;
-    const double inv = 1.0 / d;
-    for (int i = j + 1; i < n; ++i) {
-      double x = cj[i];
-      for (int k = 0; k < j; ++k) {
-        const double* ck = a + static_cast<ptrdiff_t>(k) * n;
-        x -= ck[i] * ck[j];
-      }
-      cj[i] = x * inv;
-    }
+    const double root = std::sqrt(d[j]);
+    const double inv = 1.0 / root;
+    cj[j] = root;
+    for (int i = j + 1; i < n; ++i) cj[i] *= inv;
   }
   return true;
 }
