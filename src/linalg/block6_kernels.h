@@ -200,26 +200,25 @@ COULOMB_BLOCK6_INLINE void solve_right_lower_transpose(const double* L, double* 
   }
 }
 
-/// t (6 × 3, column-major) = Jᵀ for a 3 × 6 column-major J.
-COULOMB_BLOCK6_INLINE void transpose_3x6(const double* J, double* t) {
-  COULOMB_BLOCK6_UNROLL
-  for (int r = 0; r < 3; ++r)
-    COULOMB_BLOCK6_UNROLL
-    for (int i = 0; i < 6; ++i) t[6 * r + i] = J[r + 3 * i];
+/// Row r of a 3 × 6 column-major J, as a column of Jᵀ in registers: entries 0–3 (lo) and 4–5
+/// (hi). Built from scalar loads straight into the vectors: a transpose through a stack
+/// array, read back in vectors that span several of its stores, could not be forwarded from the
+/// store buffer and stalled each read (a quarter of the Hessian assembly's time on clutter,
+/// perf samples).
+COULOMB_BLOCK6_INLINE v4 row_of_3x6_lo(const double* J, int r) {
+  const v4 lo = {J[r], J[r + 3], J[r + 6], J[r + 9]};
+  return lo;
+}
+COULOMB_BLOCK6_INLINE v2 row_of_3x6_hi(const double* J, int r) {
+  const v2 hi = {J[r + 12], J[r + 15]};
+  return hi;
 }
 
 /// out (6 × 6) += Jxᵀ GJy for 3 × 6 blocks Jx and GJy (column-major, leading dimension 3): the
 /// contribution of one contact to SAP's Hessian, J_aᵀ G J_b (Castro et al. Eq. 29).
 COULOMB_BLOCK6_INLINE void add_JtGJ_3x6(const double* Jx, const double* GJy, double* out) {
-  double t[18];  // Jxᵀ, 6 × 3 column-major: column r is row r of Jx
-  transpose_3x6(Jx, t);
-  v4 x4[3];
-  v2 x2[3];
-  COULOMB_BLOCK6_UNROLL
-  for (int r = 0; r < 3; ++r) {
-    x4[r] = load4(t + 6 * r);
-    x2[r] = load2(t + 6 * r + 4);
-  }
+  const v4 x4[3] = {row_of_3x6_lo(Jx, 0), row_of_3x6_lo(Jx, 1), row_of_3x6_lo(Jx, 2)};
+  const v2 x2[3] = {row_of_3x6_hi(Jx, 0), row_of_3x6_hi(Jx, 1), row_of_3x6_hi(Jx, 2)};
   COULOMB_BLOCK6_UNROLL
   for (int j = 0; j < 6; ++j) {
     v4 c4 = load4(out + 6 * j);
@@ -240,16 +239,9 @@ COULOMB_BLOCK6_INLINE void add_JtGJ_3x6(const double* Jx, const double* GJy, dou
 /// factorizations read the lower triangle only). 8 vector multiply-adds per row of Jx instead of
 /// add_JtGJ_3x6's 12.
 COULOMB_BLOCK6_INLINE void add_JtGJ_3x6_lower(const double* Jx, const double* GJx, double* out) {
-  double t[18];  // Jxᵀ, 6 × 3 column-major: column r is row r of Jx
-  transpose_3x6(Jx, t);
-  v4 top[3], mid[3];
-  v2 bottom[3];
-  COULOMB_BLOCK6_UNROLL
-  for (int r = 0; r < 3; ++r) {
-    top[r] = load4(t + 6 * r);         // rows 0–3
-    mid[r] = load4(t + 6 * r + 2);     // rows 2–5
-    bottom[r] = load2(t + 6 * r + 4);  // rows 4–5
-  }
+  const v4 top[3] = {row_of_3x6_lo(Jx, 0), row_of_3x6_lo(Jx, 1), row_of_3x6_lo(Jx, 2)};  // rows 0–3
+  const v2 bottom[3] = {row_of_3x6_hi(Jx, 0), row_of_3x6_hi(Jx, 1), row_of_3x6_hi(Jx, 2)};  // rows 4–5
+  const v4 mid[3] = {row_of_3x6_lo(Jx + 6, 0), row_of_3x6_lo(Jx + 6, 1), row_of_3x6_lo(Jx + 6, 2)};  // rows 2–5
   COULOMB_BLOCK6_UNROLL
   for (int j = 0; j < 2; ++j) {
     v4 c4 = load4(out + 6 * j);
