@@ -175,9 +175,11 @@ COULOMB_BLOCK6_INLINE void subtract_gemm_nt(const double* X, const double* Y, do
 }
 
 /// B ← B L⁻ᵀ for a 6 × 6 block B and the 6 × 6 lower-triangular L (the factor of a diagonal
-/// block): column j of the result is (B(:, j) − Σ_{k<j} X(:, k) L(j, k)) / L(j, j).
+/// block, inv_diag[j] = 1/L(j, j) from cholesky_in_place): column j of the result is
+/// (B(:, j) − Σ_{k<j} X(:, k) L(j, k)) / L(j, j), multiplied by the reciprocal (six divisions
+/// per block otherwise, on a divider shared with the pivots' chain).
 template <bool kWide = false>
-COULOMB_BLOCK6_INLINE void solve_right_lower_transpose(const double* L, double* B) {
+COULOMB_BLOCK6_INLINE void solve_right_lower_transpose(const double* L, const double* inv_diag, double* B) {
   v4 x4[6];
   v2 x2[6];
   COULOMB_BLOCK6_UNROLL
@@ -192,7 +194,7 @@ COULOMB_BLOCK6_INLINE void solve_right_lower_transpose(const double* L, double* 
       b4 -= x4[k] * l4;
       b2 -= x2[k] * l2;
     }
-    const double inv = 1.0 / L[6 * j + j];
+    const double inv = inv_diag[j];
     x4[j] = b4 * inv;
     x2[j] = b2 * inv;
     store4(B + 6 * j, x4[j]);

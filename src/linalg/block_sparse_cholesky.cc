@@ -342,7 +342,7 @@ class BlockSparseCholeskyNumeric {
       for (const Lower& l : col) {
         Eigen::MatrixXd& B = c.off_[l.block];
         const int ni = static_cast<int>(B.rows());
-        if (nk == 6 && ni == 6) b6::solve_right_lower_transpose<W == 4>(D.data(), B.data());
+        if (nk == 6 && ni == 6) b6::solve_right_lower_transpose<W == 4>(D.data(), c.inv_diag_.data() + c.permuted_offset_[k], B.data());
         else if (nk <= kPlainKernelMaxSize) solve_right_lower_transpose(D.data(), nk, B.data(), ni);
         else D.transpose().triangularView<Eigen::Upper>().solveInPlace<Eigen::OnTheRight>(B);
       }

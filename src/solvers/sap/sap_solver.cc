@@ -1057,9 +1057,12 @@ void SapSolver::solve(SapProblem& problem, const Eigen::Ref<const Eigen::VectorX
   w.skip_node.clear();  // set below on the block-sparse path only
   prepare_constraints(problem, w);
 
-  // Stopping-criterion scaling D̃ = diag(A)^{-1/2} (Eq. 25; Drake's choice, digest §3.5).
+  // Stopping-criterion scaling D̃ = diag(A)^{-1/2} (Eq. 25; Drake's choice, digest §3.5). The
+  // diagonals are gathered first, so that the square roots and divisions run on packets of the
+  // contiguous vector (each tree's diagonal is strided: one scalar √ and division per entry).
   for (int t = 0; t < problem.num_trees(); ++t)
-    w.D.segment(problem.tree_start(t), problem.tree_size(t)) = problem.A(t).diagonal().cwiseSqrt().cwiseInverse();
+    w.D.segment(problem.tree_start(t), problem.tree_size(t)) = problem.A(t).diagonal();
+  w.D = w.D.cwiseSqrt().cwiseInverse();
   problem.multiply_A(problem.v_star(), w.Av_star);
   // v = v* on the free trees for the whole solve: their entries of v − v*, ∇ℓ, A v (see
   // evaluate()) and Δv are set here once. (The block-sparse path writes the touched trees' Δv
