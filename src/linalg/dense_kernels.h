@@ -55,26 +55,36 @@ constexpr int kPlainKernelMaxSize = 32;
 // form to round-off.
 template <int N>
 bool small_cholesky_in_place(double* a) {
-  static_assert(N > 0);
+  static_assert(N > 0 && N <= 8);
   constexpr int n = N;
+  // The lower triangle in locals, every loop unrolled: the updates stay in registers instead of
+  // a store and a reload on each pivot's chain.
+  double m[N][N];
+#pragma GCC unroll 8
+  for (int j = 0; j < n; ++j)
+#pragma GCC unroll 8
+    for (int i = j; i < n; ++i) m[j][i] = a[static_cast<ptrdiff_t>(j) * n + i];
   double d[N];
+#pragma GCC unroll 8
   for (int j = 0; j < n; ++j) {
-    const double* cj = a + static_cast<ptrdiff_t>(j) * n;
-    d[j] = cj[j];
+    d[j] = m[j][j];
     if (!(d[j] > 0.0)) return false;
     const double r = 1.0 / d[j];
+#pragma GCC unroll 8
     for (int i = j + 1; i < n; ++i) {
-      const double l = cj[i] * r;
-      double* ci = a + static_cast<ptrdiff_t>(i) * n;
-      for (int k = i; k < n; ++k) ci[k] -= cj[k] * l;
+      const double l = m[j][i] * r;
+#pragma GCC unroll 8
+      for (int k = i; k < n; ++k) m[i][k] -= m[j][k] * l;
     }
   }
+#pragma GCC unroll 8
   for (int j = 0; j < n; ++j) {
     double* cj = a + static_cast<ptrdiff_t>(j) * n;
     const double root = std::sqrt(d[j]);
     const double inv = 1.0 / root;
     cj[j] = root;
-    for (int i = j + 1; i < n; ++i) cj[i] *= inv;
+#pragma GCC unroll 8
+    for (int i = j + 1; i < n; ++i) cj[i] = m[j][i] * inv;
   }
   return true;
 }
