@@ -139,13 +139,16 @@ COULOMB_BLOCK6_INLINE void solve_lower(const double* L, const double* inv_diag, 
   store2(y + 4, y2);
 }
 
-/// Back substitution Lᵀ x = y in place for the 6 × 6 factor L (inv_diag[j] = 1/L(j, j)).
+/// Back substitution Lᵀ x = y in place for the 6 × 6 factor L (inv_diag[j] = 1/L(j, j)). Each
+/// x_j subtracts the x_i found earlier first and x_{j+1}, the one just found, last: the chain
+/// from one unknown to the next is then one multiply-add and one multiplication, not a
+/// multiply-add for every later unknown.
 COULOMB_BLOCK6_INLINE void solve_lower_transpose(const double* L, const double* inv_diag, double* y) {
   COULOMB_BLOCK6_UNROLL
   for (int j = 5; j >= 0; --j) {
     double x = y[j];
     COULOMB_BLOCK6_UNROLL
-    for (int i = j + 1; i < 6; ++i) x -= L[6 * j + i] * y[i];
+    for (int i = 5; i > j; --i) x -= L[6 * j + i] * y[i];
     y[j] = x * inv_diag[j];
   }
 }

@@ -242,6 +242,26 @@ COULOMB_DENSE_INLINE double dot(const double* x, const double* y, int i, int n) 
   return s;
 }
 
+// The same sum, taken from the end down: the entries from i upward come last, i itself in the
+// last multiply-add. A back substitution's newest unknown is y[i]: the earlier ones' products
+// are then summed while it is being found.
+template <int W>
+COULOMB_DENSE_INLINE double dot_newest_last(const double* x, const double* y, int i, int n) {
+  double s = 0.0;
+  int k = n;
+  if constexpr (W == 4) {
+    v4 acc = {0.0, 0.0, 0.0, 0.0};
+    for (; k - 4 >= i; k -= 4) acc += load<v4>(x + k - 4) * load<v4>(y + k - 4);
+    s = (acc[0] + acc[2]) + (acc[1] + acc[3]);
+  } else {
+    v2 acc = {0.0, 0.0};
+    for (; k - 2 >= i; k -= 2) acc += load<v2>(x + k - 2) * load<v2>(y + k - 2);
+    s = acc[0] + acc[1];
+  }
+  for (; k > i; --k) s += x[k - 1] * y[k - 1];
+  return s;
+}
+
 }  // namespace dense
 
 /// In-place Cholesky a = L Lᵀ of the n × n matrix a (column-major, leading dimension n; only the
@@ -290,7 +310,7 @@ template <int W>
 [[gnu::always_inline]] inline void back_substitution(const double* L, int n, double* y, const double* inv) {
   for (int j = n - 1; j >= 0; --j) {
     const double* lj = L + static_cast<ptrdiff_t>(j) * n;
-    const double r = y[j] - dense::dot<W>(lj, y, j + 1, n);
+    const double r = y[j] - dense::dot_newest_last<W>(lj, y, j + 1, n);  // y[j + 1], found last, summed last
     y[j] = inv != nullptr ? r * inv[j] : r / lj[j];
   }
 }
