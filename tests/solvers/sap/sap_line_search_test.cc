@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include "coulomb/solvers/sap/sap_solver.h"
+#include "../../../src/linalg/block_kernels.h"
 #include "solvers/sap/sap_test_problems.h"
 
 namespace coulomb::solvers::sap {
@@ -44,6 +47,55 @@ TEST(SapLineSearchTest, DerivativesMatchDirectEvaluation) {
       EXPECT_NEAR(d2, d2_fd, 1e-3 * std::max(1.0, std::abs(d2)));  // ℓ'' jumps at mode changes
     }
   }
+}
+
+// derivative()'s contact kernel runs on packed blocks of four contacts, all three regions'
+// formulas in every lane (sap_line_search.cc). Against the constraints' own calc_along, term by
+// term: contact counts that fill the last block or not (1, 3, 4, 5, 9, 30), μ = 0, moderate and
+// huge, α far enough on both sides for every region to occur, in both compiled copies.
+TEST(SapLineSearchTest, ContactKernelMatchesEachConstraintsCalcAlongInBothKernelCopies) {
+  std::mt19937 rng(83);
+  std::array<int, 3> regions_seen{};
+  for (bool baseline : {true, false}) {
+    linalg::internal::force_baseline_block_kernels(baseline);
+    for (double mu : {0.0, 0.7, 100.0}) {
+      for (int contacts : {1, 3, 4, 5, 9, 30}) {
+        auto problem = testing::random_sap_problem(rng, 20, contacts, 0.01, mu);
+        SapSolver(SapSolverParameters{.max_iterations = 0}).solve(*problem, Eigen::VectorXd::Zero(problem->nv()));
+        const Eigen::VectorXd v = testing::random_vector(rng, problem->nv());
+        const Eigen::VectorXd dv = testing::random_vector(rng, problem->nv());
+        const Eigen::VectorXd vc = problem->dense_J() * v, dvc = problem->dense_J() * dv;
+        const SapLineSearchFunction f(*problem, v, vc, dv);
+        const Eigen::MatrixXd A = problem->dense_A();
+        const double r0 = dv.dot(A * (v - problem->v_star())), dv_dp = dv.dot(A * dv);
+        for (double alpha : {-3.0, -1.0, -0.2, 0.0, 0.1, 0.5, 1.0, 2.5, 6.0}) {
+          double d = r0 + alpha * dv_dp, d2 = dv_dp, scale = std::abs(d) + std::abs(d2);
+          for (int i = 0; i < problem->num_constraints(); ++i) {
+            const SapConstraint& c = problem->constraint(i);
+            const int r = problem->row_start(i);
+            const Eigen::Vector3d vc_i = vc.segment<3>(r) + alpha * dvc.segment<3>(r), dvc_i = dvc.segment<3>(r);
+            Eigen::VectorXd gamma(3);
+            double curvature = 0.0;
+            c.calc_along(vc_i, dvc_i, gamma, &curvature);
+            d -= dvc_i.dot(gamma);
+            d2 += curvature;
+            scale += std::abs(dvc_i.dot(gamma)) + std::abs(curvature);
+            const Eigen::Vector3d y = -(vc_i - c.v_hat()).cwiseQuotient(c.R());
+            ++regions_seen[static_cast<int>(friction_cone::region(y, mu, c.R()[0], c.R()[2]))];
+          }
+          double second = 0.0;
+          const double first = f.derivative(alpha, &second);
+          EXPECT_NEAR(first, d, 1e-12 * scale) << "mu " << mu << ", " << contacts << " contacts, alpha " << alpha
+                                               << (baseline ? ", baseline" : ", dispatched");
+          EXPECT_NEAR(second, d2, 1e-12 * scale) << "mu " << mu << ", " << contacts << " contacts, alpha " << alpha
+                                                 << (baseline ? ", baseline" : ", dispatched");
+          EXPECT_EQ(f.derivative(alpha), first);  // without ℓ'' the same ℓ'
+        }
+      }
+    }
+  }
+  linalg::internal::force_baseline_block_kernels(false);
+  for (int region = 0; region < 3; ++region) EXPECT_GT(regions_seen[region], 50) << "region " << region;
 }
 
 TEST(SapLineSearchTest, ExactSearchMinimizesAlongTheLine) {

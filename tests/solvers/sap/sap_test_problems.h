@@ -2,6 +2,9 @@
 // n_c 20–100).
 #pragma once
 
+#include <cmath>
+#include <limits>
+
 #include <memory>
 #include <random>
 
@@ -21,9 +24,10 @@ inline Eigen::MatrixXd random_spd(std::mt19937& rng, int n, double scale = 1.0) 
 
 /// Trees of 3–9 velocities up to ~nv_target, n_c contacts between one or two random trees with
 /// Gaussian Jacobian blocks, near-rigid contacts (k = ∞, τ_d = 0), μ ∈ [0.1, 1.5],
-/// φ₀ ∈ [−2 mm, 1 mm], v* Gaussian.
+/// φ₀ ∈ [−2 mm, 1 mm], v* Gaussian. `mu`, when given, is every contact's μ instead.
 inline std::unique_ptr<solvers::sap::SapProblem> random_sap_problem(std::mt19937& rng, int nv_target, int num_contacts,
-                                                                    double time_step = 0.01) {
+                                                                    double time_step = 0.01,
+                                                                    double mu = std::numeric_limits<double>::quiet_NaN()) {
   std::uniform_int_distribution<int> tree_size(3, 9);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::normal_distribution<double> N(0.0, 1.0);
@@ -42,6 +46,7 @@ inline std::unique_ptr<solvers::sap::SapProblem> random_sap_problem(std::mt19937
   for (int i = 0; i < num_contacts; ++i) {
     solvers::sap::FrictionConeParameters p;
     p.mu = 0.1 + 1.4 * u(rng);
+    if (!std::isnan(mu)) p.mu = mu;
     p.stiffness = std::numeric_limits<double>::infinity();
     p.dissipation_time = 0.0;
     p.phi0 = -2e-3 + 3e-3 * u(rng);

@@ -41,6 +41,8 @@ Eigen::Matrix3d hessian(const Eigen::Vector3d& y, double mu, double Rt, double R
 
 }  // namespace friction_cone
 
+class SapLineSearchFunction;
+
 class SapFrictionConeConstraint : public SapConstraint {
  public:
   /// J blocks map generalized velocities to the contact velocity [v_t1, v_t2, v_n] (3 rows).
@@ -75,6 +77,7 @@ class SapFrictionConeConstraint : public SapConstraint {
   const SapFrictionConeConstraint* as_friction_cone() const override { return this; }
 
  private:
+  friend class SapLineSearchFunction;  // packs the kernel constants below for its vector kernel
   // γ = P(y(v_c)) written to `gamma`, with what G and its quadratic form need.
   struct Projection {
     FrictionConeRegion region = FrictionConeRegion::kNoContact;

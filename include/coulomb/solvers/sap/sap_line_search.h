@@ -64,6 +64,14 @@ class SapLineSearchFunction {
   };
   std::vector<Cone> cones_;
   std::vector<int> others_;
+  // The contacts along the line for derivative()'s vector kernel, packed once per line (v_c and
+  // Δv_c are fixed along it, only α moves): blocks of 4 contacts, each block kPackedFields
+  // fields of 4 lanes (y(0), dy/dα, Δv_c, the cone's constants); the last block is padded with
+  // contacts out of contact, which add nothing.
+  void pack_cones();
+  static constexpr int kPackedFields = 16;
+  std::vector<double> packed_;
+  int packed_blocks_ = 0;
   double cost_A0_ = 0.0, r0_ = 0.0, dv_dp_ = 0.0;
   mutable Eigen::VectorXd gamma_, vc_alpha_;
 };
