@@ -480,6 +480,83 @@ double add_constraint_costs(const SapProblem& problem, const Eigen::VectorXd& vc
                                               : add_constraint_costs_baseline(problem, vc, gamma, with_G, cost, w);
 }
 
+// One pass over the constraints for an evaluation on uncompacted Jacobians (a pile: every side a
+// whole block): v_c,i = J_i v, then ℓ_i, γ_i and (with_G) G_i, then J_iᵀγ_i into jc, while J_i
+// is still in the first-level cache. The same arithmetic in the same order as
+// SapProblem::multiply_J, add_constraint_costs and SapProblem::multiply_J_transpose one after
+// the other, so the results are the same to the bit; the three passes over the heap's Jacobian
+// blocks become one. Returns cost + Σ_i ℓ_i. Compiled twice, like add_constraint_costs.
+[[gnu::always_inline]] inline double evaluate_constraints_fused_body(const SapProblem& problem, const double* v,
+                                                                    bool with_G, double cost, SapSolverWorkspace& w) {
+  double* vc = w.vc.data();
+  double* gamma = w.gamma.data();
+  double* jc = w.jc.data();
+  for (int a = 0; a < problem.nv(); ++a) jc[a] = 0.0;
+  for (int i = 0; i < problem.num_constraints(); ++i) {
+    const SapConstraint& c = problem.constraint(i);
+    const int r = c.num_rows(), row = problem.row_start(i);
+    double* out = vc + row;
+    double* g = gamma + row;
+    if (r == 3) {  // contacts: v_c in registers (SapProblem::multiply_J's kernel)
+      double o[3] = {0.0, 0.0, 0.0};
+      for (int k = 0; k < c.num_trees(); ++k) {
+        const Eigen::MatrixXd& J = c.jacobian(k);
+        const double* vt = v + problem.tree_start(c.tree(k));
+        if (J.cols() == 6) {
+          linalg::internal::block6::add_multiply_3x6(J.data(), vt, o);
+        } else {
+          for (Eigen::Index b = 0; b < J.cols(); ++b) {
+            const double* j = J.data() + 3 * b;
+            o[0] += j[0] * vt[b];
+            o[1] += j[1] * vt[b];
+            o[2] += j[2] * vt[b];
+          }
+        }
+      }
+      out[0] = o[0];
+      out[1] = o[1];
+      out[2] = o[2];
+    } else {
+      Eigen::Map<Eigen::VectorXd> out_map(out, r);
+      out_map.setZero();
+      for (int k = 0; k < c.num_trees(); ++k)
+        out_map.noalias() += c.jacobian(k) * Eigen::Map<const Eigen::VectorXd>(v + problem.tree_start(c.tree(k)), c.jacobian(k).cols());
+    }
+    if (const SapFrictionConeConstraint* cone = w.cone_of[i]) {  // add_constraint_costs' kernel
+      cost += cone->calc_inline(out, g, with_G ? w.G.data() + w.G_offset[i] : nullptr);
+    } else if (with_G) {
+      Eigen::Map<Eigen::MatrixXd> G_map(w.G.data() + w.G_offset[i], r, r);
+      Eigen::Ref<Eigen::MatrixXd> G_ref(G_map);
+      cost += c.calc(w.vc.segment(row, r), w.gamma.segment(row, r), &G_ref);
+    } else {
+      cost += c.calc(w.vc.segment(row, r), w.gamma.segment(row, r), nullptr);
+    }
+    for (int k = 0; k < c.num_trees(); ++k) {  // SapProblem::multiply_J_transpose's kernels
+      const Eigen::MatrixXd& J = c.jacobian(k);
+      double* xt = jc + problem.tree_start(c.tree(k));
+      if (r == 3 && J.cols() == 6) {
+        linalg::internal::block6::add_multiply_transpose_3x6(J.data(), g, xt);
+      } else if (r == 3) {
+        for (Eigen::Index b = 0; b < J.cols(); ++b) {
+          const double* j = J.data() + 3 * b;
+          xt[b] += j[0] * g[0] + j[1] * g[1] + j[2] * g[2];
+        }
+      } else {
+        Eigen::Map<Eigen::VectorXd>(xt, J.cols()).noalias() += J.transpose() * Eigen::Map<const Eigen::VectorXd>(g, r);
+      }
+    }
+  }
+  return cost;
+}
+double evaluate_constraints_fused_baseline(const SapProblem& problem, const double* v, bool with_G, double cost,
+                                           SapSolverWorkspace& w) {
+  return evaluate_constraints_fused_body(problem, v, with_G, cost, w);
+}
+COULOMB_TARGET_AVX2 double evaluate_constraints_fused_avx2(const SapProblem& problem, const double* v, bool with_G,
+                                                           double cost, SapSolverWorkspace& w) {
+  return evaluate_constraints_fused_body(problem, v, with_G, cost, w);
+}
+
 // y = A x on the trees some constraint touches; y = 0 on the others (w.free_trees), where every
 // caller's x is 0: the iterate is pinned to v* there and Δv is 0 (a pile's bodies in free fall
 // are most of its trees, and the products skipped are whole 6 × 6 ones).
@@ -514,13 +591,29 @@ void finish_evaluation(const SapProblem& problem, bool with_G, SapSolverWorkspac
 
 // Evaluates ℓ_p, γ, ∇ℓ_p = A(v − v*) − Jᵀγ and (with_G) every G_i at w.v.
 void evaluate(const SapProblem& problem, bool with_G, SapSolverWorkspace& w) {
-  multiply_J(problem, w, w.v.data(), w.vc.data());
+  if (w.any_compact) multiply_J(problem, w, w.v.data(), w.vc.data());
   if (w.use_runs)
     for (const auto& [s, n] : w.touched_runs) w.dv_minus.segment(s, n) = w.v.segment(s, n) - problem.v_star().segment(s, n);
   else
     w.dv_minus = w.v - problem.v_star();
   multiply_A_touched(problem, w, w.dv_minus, w.Av_minus);
-  finish_evaluation(problem, with_G, w);
+  if (w.any_compact) {
+    finish_evaluation(problem, with_G, w);
+    return;
+  }
+  // Uncompacted blocks (a pile): J v, the costs and Jᵀγ in one pass (the same numbers as
+  // finish_evaluation after multiply_J).
+  if (w.use_runs)  // A v
+    for (const auto& [s, n] : w.touched_runs) w.p.segment(s, n) = w.Av_minus.segment(s, n) + w.Av_star.segment(s, n);
+  else
+    w.p = w.Av_minus + w.Av_star;
+  const double cost_A = 0.5 * w.dv_minus.dot(w.Av_minus);
+  w.cost = linalg::internal::use_avx2_kernels() ? evaluate_constraints_fused_avx2(problem, w.v.data(), with_G, cost_A, w)
+                                                : evaluate_constraints_fused_baseline(problem, w.v.data(), with_G, cost_A, w);
+  if (w.use_runs)  // the momentum residual
+    for (const auto& [s, n] : w.touched_runs) w.grad.segment(s, n) = w.Av_minus.segment(s, n) - w.jc.segment(s, n);
+  else
+    w.grad = w.Av_minus - w.jc;
 }
 
 // ℓ_p(v) alone (no G, no gradient) in scratch buffers, leaving the evaluation at w.v as it is:
