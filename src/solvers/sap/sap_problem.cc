@@ -7,6 +7,7 @@
 #include "linalg/block6_kernels.h"
 #include "linalg/block_kernels.h"
 #include "linalg/dense_kernels.h"
+#include "solvers/sap/sap_jacobian_kernels.h"
 
 namespace coulomb::solvers::sap {
 
@@ -154,62 +155,18 @@ template <int N>
 [[gnu::always_inline]] inline void multiply_J_body(const std::vector<SapConstraint*>& constraints,
                                                    const std::vector<int>& row_start, const std::vector<int>& tree_start,
                                                    const double* v, double* vc) {
-  for (size_t i = 0; i < constraints.size(); ++i) {
-    const SapConstraint& c = *constraints[i];
-    const int r = c.num_rows();
-    double* out = vc + row_start[i];
-    if (r == 3) {  // contacts: fixed-size rows
-      double o[3] = {0.0, 0.0, 0.0};
-      for (int k = 0; k < c.num_trees(); ++k) {
-        const Eigen::MatrixXd& J = c.jacobian(k);
-        const double* vt = v + tree_start[c.tree(k)];
-        if (J.cols() == 6) {  // a free body
-          linalg::internal::block6::add_multiply_3x6(J.data(), vt, o);
-        } else {
-          for (Eigen::Index b = 0; b < J.cols(); ++b) {
-            const double* j = J.data() + 3 * b;
-            o[0] += j[0] * vt[b];
-            o[1] += j[1] * vt[b];
-            o[2] += j[2] * vt[b];
-          }
-        }
-      }
-      out[0] = o[0];
-      out[1] = o[1];
-      out[2] = o[2];
-      continue;
-    }
-    Eigen::Map<Eigen::VectorXd> out_map(out, r);
-    out_map.setZero();
-    for (int k = 0; k < c.num_trees(); ++k)
-      out_map.noalias() += c.jacobian(k) * Eigen::Map<const Eigen::VectorXd>(v + tree_start[c.tree(k)], c.jacobian(k).cols());
-  }
+  auto start = [&tree_start](int t) { return tree_start[t]; };
+  for (size_t i = 0; i < constraints.size(); ++i) internal::constraint_multiply_J(*constraints[i], start, v, vc + row_start[i]);
 }
 
 [[gnu::always_inline]] inline void multiply_J_transpose_body(const std::vector<SapConstraint*>& constraints,
                                                              const std::vector<int>& row_start,
                                                              const std::vector<int>& tree_start, int nv,
                                                              const double* gamma, double* x) {
+  auto start = [&tree_start](int t) { return tree_start[t]; };
   for (int a = 0; a < nv; ++a) x[a] = 0.0;
-  for (size_t i = 0; i < constraints.size(); ++i) {
-    const SapConstraint& c = *constraints[i];
-    const int r = c.num_rows();
-    const double* g = gamma + row_start[i];
-    for (int k = 0; k < c.num_trees(); ++k) {
-      const Eigen::MatrixXd& J = c.jacobian(k);
-      double* xt = x + tree_start[c.tree(k)];
-      if (r == 3 && J.cols() == 6) {  // a contact on a free body
-        linalg::internal::block6::add_multiply_transpose_3x6(J.data(), g, xt);
-      } else if (r == 3) {
-        for (Eigen::Index b = 0; b < J.cols(); ++b) {
-          const double* j = J.data() + 3 * b;
-          xt[b] += j[0] * g[0] + j[1] * g[1] + j[2] * g[2];
-        }
-      } else {
-        Eigen::Map<Eigen::VectorXd>(xt, J.cols()).noalias() += J.transpose() * Eigen::Map<const Eigen::VectorXd>(g, r);
-      }
-    }
-  }
+  for (size_t i = 0; i < constraints.size(); ++i)
+    internal::constraint_add_J_transpose(*constraints[i], start, gamma + row_start[i], x);
 }
 
 void multiply_A_baseline(const std::vector<Eigen::MatrixXd>& A, const std::vector<int>& tree_start, const double* x,

@@ -16,6 +16,7 @@
 #include "coulomb/solvers/sap/sap_friction_cone_constraint.h"
 #include "coulomb/solvers/sap/sap_line_search.h"
 #include "linalg/block6_kernels.h"
+#include "solvers/sap/sap_jacobian_kernels.h"
 #include "linalg/block_kernels.h"
 #include "linalg/dense_kernels.h"
 
@@ -491,37 +492,14 @@ double add_constraint_costs(const SapProblem& problem, const Eigen::VectorXd& vc
   double* vc = w.vc.data();
   double* gamma = w.gamma.data();
   double* jc = w.jc.data();
+  auto start = [&problem](int t) { return problem.tree_start(t); };
   for (int a = 0; a < problem.nv(); ++a) jc[a] = 0.0;
   for (int i = 0; i < problem.num_constraints(); ++i) {
     const SapConstraint& c = problem.constraint(i);
     const int r = c.num_rows(), row = problem.row_start(i);
     double* out = vc + row;
     double* g = gamma + row;
-    if (r == 3) {  // contacts: v_c in registers (SapProblem::multiply_J's kernel)
-      double o[3] = {0.0, 0.0, 0.0};
-      for (int k = 0; k < c.num_trees(); ++k) {
-        const Eigen::MatrixXd& J = c.jacobian(k);
-        const double* vt = v + problem.tree_start(c.tree(k));
-        if (J.cols() == 6) {
-          linalg::internal::block6::add_multiply_3x6(J.data(), vt, o);
-        } else {
-          for (Eigen::Index b = 0; b < J.cols(); ++b) {
-            const double* j = J.data() + 3 * b;
-            o[0] += j[0] * vt[b];
-            o[1] += j[1] * vt[b];
-            o[2] += j[2] * vt[b];
-          }
-        }
-      }
-      out[0] = o[0];
-      out[1] = o[1];
-      out[2] = o[2];
-    } else {
-      Eigen::Map<Eigen::VectorXd> out_map(out, r);
-      out_map.setZero();
-      for (int k = 0; k < c.num_trees(); ++k)
-        out_map.noalias() += c.jacobian(k) * Eigen::Map<const Eigen::VectorXd>(v + problem.tree_start(c.tree(k)), c.jacobian(k).cols());
-    }
+    internal::constraint_multiply_J(c, start, v, out);  // SapProblem::multiply_J's kernel
     if (const SapFrictionConeConstraint* cone = w.cone_of[i]) {  // add_constraint_costs' kernel
       cost += cone->calc_inline(out, g, with_G ? w.G.data() + w.G_offset[i] : nullptr);
     } else if (with_G) {
@@ -531,20 +509,7 @@ double add_constraint_costs(const SapProblem& problem, const Eigen::VectorXd& vc
     } else {
       cost += c.calc(w.vc.segment(row, r), w.gamma.segment(row, r), nullptr);
     }
-    for (int k = 0; k < c.num_trees(); ++k) {  // SapProblem::multiply_J_transpose's kernels
-      const Eigen::MatrixXd& J = c.jacobian(k);
-      double* xt = jc + problem.tree_start(c.tree(k));
-      if (r == 3 && J.cols() == 6) {
-        linalg::internal::block6::add_multiply_transpose_3x6(J.data(), g, xt);
-      } else if (r == 3) {
-        for (Eigen::Index b = 0; b < J.cols(); ++b) {
-          const double* j = J.data() + 3 * b;
-          xt[b] += j[0] * g[0] + j[1] * g[1] + j[2] * g[2];
-        }
-      } else {
-        Eigen::Map<Eigen::VectorXd>(xt, J.cols()).noalias() += J.transpose() * Eigen::Map<const Eigen::VectorXd>(g, r);
-      }
-    }
+    internal::constraint_add_J_transpose(c, start, g, jc);  // SapProblem::multiply_J_transpose's kernel
   }
   return cost;
 }
@@ -574,15 +539,24 @@ void multiply_A_touched(const SapProblem& problem, const SapSolverWorkspace& w, 
 // w.use_runs (w.touched_runs: runs of consecutive trees), else over all n_v. The free trees'
 // entries of v − v*, A v and ∇ℓ_p are set once per solve (v = v* there: 0, A v*, 0).
 
-// evaluate() after J v (w.vc) and A(v − v*) (w.dv_minus, w.Av_minus): A v, ℓ_p, γ, (with_G)
-// every G_i, and ∇ℓ_p.
-void finish_evaluation(const SapProblem& problem, bool with_G, SapSolverWorkspace& w) {
+// evaluate() after A(v − v*) (w.dv_minus, w.Av_minus): A v, ℓ_p, γ, (with_G) every G_i, and
+// ∇ℓ_p. With fused_v (the iterate, on uncompacted Jacobians: a pile) J v is formed here, in one
+// pass with the costs and Jᵀγ (evaluate_constraints_fused: the same numbers); without, w.vc
+// holds J v already.
+void finish_evaluation(const SapProblem& problem, bool with_G, SapSolverWorkspace& w,
+                       const double* fused_v = nullptr) {
   if (w.use_runs)  // A v
     for (const auto& [s, n] : w.touched_runs) w.p.segment(s, n) = w.Av_minus.segment(s, n) + w.Av_star.segment(s, n);
   else
     w.p = w.Av_minus + w.Av_star;
-  w.cost = add_constraint_costs(problem, w.vc, w.gamma, with_G, 0.5 * w.dv_minus.dot(w.Av_minus), w);
-  multiply_J_transpose(problem, w, w.gamma.data(), w.jc.data());
+  const double cost_A = 0.5 * w.dv_minus.dot(w.Av_minus);
+  if (fused_v != nullptr) {
+    w.cost = linalg::internal::use_avx2_kernels() ? evaluate_constraints_fused_avx2(problem, fused_v, with_G, cost_A, w)
+                                                  : evaluate_constraints_fused_baseline(problem, fused_v, with_G, cost_A, w);
+  } else {
+    w.cost = add_constraint_costs(problem, w.vc, w.gamma, with_G, cost_A, w);
+    multiply_J_transpose(problem, w, w.gamma.data(), w.jc.data());
+  }
   if (w.use_runs)  // the momentum residual
     for (const auto& [s, n] : w.touched_runs) w.grad.segment(s, n) = w.Av_minus.segment(s, n) - w.jc.segment(s, n);
   else
@@ -591,29 +565,13 @@ void finish_evaluation(const SapProblem& problem, bool with_G, SapSolverWorkspac
 
 // Evaluates ℓ_p, γ, ∇ℓ_p = A(v − v*) − Jᵀγ and (with_G) every G_i at w.v.
 void evaluate(const SapProblem& problem, bool with_G, SapSolverWorkspace& w) {
-  if (w.any_compact) multiply_J(problem, w, w.v.data(), w.vc.data());
+  if (w.any_compact) multiply_J(problem, w, w.v.data(), w.vc.data());  // a pile's J v: in finish_evaluation
   if (w.use_runs)
     for (const auto& [s, n] : w.touched_runs) w.dv_minus.segment(s, n) = w.v.segment(s, n) - problem.v_star().segment(s, n);
   else
     w.dv_minus = w.v - problem.v_star();
   multiply_A_touched(problem, w, w.dv_minus, w.Av_minus);
-  if (w.any_compact) {
-    finish_evaluation(problem, with_G, w);
-    return;
-  }
-  // Uncompacted blocks (a pile): J v, the costs and Jᵀγ in one pass (the same numbers as
-  // finish_evaluation after multiply_J).
-  if (w.use_runs)  // A v
-    for (const auto& [s, n] : w.touched_runs) w.p.segment(s, n) = w.Av_minus.segment(s, n) + w.Av_star.segment(s, n);
-  else
-    w.p = w.Av_minus + w.Av_star;
-  const double cost_A = 0.5 * w.dv_minus.dot(w.Av_minus);
-  w.cost = linalg::internal::use_avx2_kernels() ? evaluate_constraints_fused_avx2(problem, w.v.data(), with_G, cost_A, w)
-                                                : evaluate_constraints_fused_baseline(problem, w.v.data(), with_G, cost_A, w);
-  if (w.use_runs)  // the momentum residual
-    for (const auto& [s, n] : w.touched_runs) w.grad.segment(s, n) = w.Av_minus.segment(s, n) - w.jc.segment(s, n);
-  else
-    w.grad = w.Av_minus - w.jc;
+  finish_evaluation(problem, with_G, w, w.any_compact ? nullptr : w.v.data());
 }
 
 // ℓ_p(v) alone (no G, no gradient) in scratch buffers, leaving the evaluation at w.v as it is:
